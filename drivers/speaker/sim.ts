@@ -1,0 +1,72 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ErrorCode, LampError } from '../../runtime/errors.js';
+import { type Pcm, encodeWav } from '../wav.js';
+import type { Speaker } from './speaker.js';
+
+/**
+ * Simulated speaker: writes each played clip as a WAV file into `outDir` (or discards it when
+ * no directory is given) and takes as long as the clip lasts unless stopped, so interruption
+ * behaves as on a device.
+ */
+export class SimSpeaker implements Speaker {
+  readonly kind = 'speaker' as const;
+  readonly binding = 'simulator';
+  volume = 1;
+  played: { file?: string; samples: number; sampleRate: number; stopped: boolean }[] = [];
+  private current: { resolve: (v: { stopped: boolean }) => void; timer: NodeJS.Timeout } | undefined;
+  private opened = false;
+  private clip = 0;
+
+  constructor(private readonly outDir: string | undefined, private readonly realtime = true) {}
+
+  async open(): Promise<void> {
+    if (this.outDir) await mkdir(this.outDir, { recursive: true });
+    this.opened = true;
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    this.opened = false;
+  }
+
+  get playing(): boolean {
+    return this.current !== undefined;
+  }
+
+  async play(pcm: Pcm): Promise<{ stopped: boolean }> {
+    if (!this.opened) throw new LampError(ErrorCode.DRIVER_CLOSED, 'speaker is not open');
+    this.stop();
+    let file: string | undefined;
+    if (this.outDir) {
+      file = path.join(this.outDir, `${Date.now()}-${String(++this.clip).padStart(4, '0')}.wav`);
+      const scaled = this.volume === 1 ? pcm.samples : pcm.samples.map((s) => Math.round(s * this.volume));
+      await writeFile(file, encodeWav({ sampleRate: pcm.sampleRate, samples: scaled }));
+    }
+    const entry = { file, samples: pcm.samples.length, sampleRate: pcm.sampleRate, stopped: false };
+    this.played.push(entry);
+    const ms = this.realtime ? (pcm.samples.length / pcm.sampleRate) * 1000 : 0;
+    const result = await new Promise<{ stopped: boolean }>((resolve) => {
+      const timer = setTimeout(() => resolve({ stopped: false }), ms);
+      this.current = { resolve, timer };
+    });
+    this.current = undefined;
+    entry.stopped = result.stopped;
+    return result;
+  }
+
+  stop(): void {
+    if (!this.current) return;
+    clearTimeout(this.current.timer);
+    this.current.resolve({ stopped: true });
+    this.current = undefined;
+  }
+
+  setVolume(volume: number): void {
+    this.volume = Math.min(1, Math.max(0, volume));
+  }
+
+  health(): Record<string, unknown> {
+    return { binding: this.binding, open: this.opened, playing: this.playing, clips: this.played.length, outDir: this.outDir ?? null };
+  }
+}

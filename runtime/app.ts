@@ -1,0 +1,145 @@
+import type { Database } from 'better-sqlite3';
+import { SimCamera } from '../drivers/camera/sim.js';
+import type { Device } from '../drivers/device.js';
+import { type Drivers, createDrivers } from '../drivers/index.js';
+import { chatScene } from '../scenes/chat/scene.js';
+import type { Scene, SceneName } from '../scenes/types.js';
+import { databasePath, ensureDataDir, openDatabase } from '../sync/db.js';
+import { SqliteOutbox } from '../sync/outbox.js';
+import { EventBus } from './bus.js';
+import type { LampConfig } from './config/schema.js';
+import type { LampEvents } from './events.js';
+import { resolveApiToken } from './http/auth.js';
+import { HttpServer } from './http/server.js';
+import { type Component, Lifecycle } from './lifecycle.js';
+import { type Logger, child } from './log.js';
+import { createEffectRunner } from './turn/effects.js';
+import { TurnPipeline } from './turn/pipeline.js';
+import { chatOnlyRouter } from './turn/router.js';
+import { SessionStore } from './turn/session.js';
+import { VERSION } from './version.js';
+
+export interface App {
+  config: LampConfig;
+  lifecycle: Lifecycle;
+  bus: EventBus<LampEvents>;
+  drivers: Drivers;
+  http: HttpServer;
+  pipeline: () => TurnPipeline;
+  db: () => Database;
+  health: () => Record<string, unknown>;
+}
+
+function deviceComponent(device: Device): Component {
+  return {
+    name: `driver:${device.kind}`,
+    start: () => device.open(),
+    stop: () => device.close(),
+    health: () => device.health(),
+  };
+}
+
+/**
+ * The composition root: builds every component from the config and wires them together.
+ * Nothing is opened here; `lifecycle.start()` opens them in dependency order.
+ */
+export function createApp(config: LampConfig, log: Logger): App {
+  const startedAt = new Date();
+  ensureDataDir(config.dataDir); // first, so an unwritable data dir is the error a technician sees
+  const bus = new EventBus<LampEvents>(child(log, 'bus'));
+  const drivers = createDrivers(config);
+  let db: Database | undefined;
+  let pipeline: TurnPipeline | undefined;
+
+  const storage: Component = {
+    name: 'storage',
+    async start() {
+      db = openDatabase(databasePath(config.dataDir));
+    },
+    async stop() {
+      db?.close();
+      db = undefined;
+    },
+    health() {
+      return { file: databasePath(config.dataDir), outboxPending: db ? new SqliteOutbox(db).pending() : null };
+    },
+  };
+
+  const scenes: Record<SceneName, Scene | undefined> = { chat: chatScene as Scene, recite: undefined, homework: undefined };
+  const driverComponents = Object.values(drivers).map((d: Device) => deviceComponent(d));
+  const turn: Component = {
+    name: 'pipeline',
+    dependsOn: ['storage', ...driverComponents.map((c) => c.name)],
+    async start() {
+      if (!db) throw new Error('storage is not open');
+      pipeline = new TurnPipeline({
+        db,
+        sessions: new SessionStore(db),
+        outbox: new SqliteOutbox(db),
+        router: chatOnlyRouter,
+        scenes,
+        runEffects: createEffectRunner(drivers, bus),
+        log: child(log, 'turn'),
+      });
+      const mic = drivers.microphone;
+      if (mic) mic.onText((text) => void pipeline?.handle({ type: 'utterance', text, source: 'microphone' }));
+    },
+    async stop() {
+      pipeline = undefined;
+    },
+    health: () => ({ turns: pipeline?.turns ?? 0 }),
+  };
+
+  const health = (): Record<string, unknown> => {
+    const components = lifecycle.health();
+    return {
+      status: lifecycle.allRunning() ? 'ok' : 'degraded',
+      version: VERSION,
+      device_id: config.deviceId,
+      mode: Object.values(config.drivers).includes('real') ? 'device' : 'simulator',
+      cloud: config.mqtt.url ? 'configured' : 'offline (no broker configured; records stay queued)',
+      started_at: startedAt.toISOString(),
+      uptime_s: Math.round((Date.now() - startedAt.getTime()) / 1000),
+      components,
+    };
+  };
+
+  const http = new HttpServer({
+    host: config.http.host,
+    port: config.http.port,
+    token: resolveApiToken(config.http.token, config.dataDir),
+    deviceId: config.deviceId,
+    simulatorPage: config.http.simulatorPage,
+    maxClients: config.http.maxClients,
+    maxMessageBytes: config.http.maxMessageBytes,
+    maxUploadBytes: config.http.maxUploadBytes,
+    get pipeline() {
+      if (!pipeline) throw new Error('pipeline not started');
+      return pipeline;
+    },
+    bus,
+    projector: drivers.projector,
+    camera: drivers.camera instanceof SimCamera ? drivers.camera : undefined,
+    health,
+    log: child(log, 'http'),
+  });
+
+  const lifecycle = new Lifecycle([storage, ...driverComponents, turn, http], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
+
+  return {
+    config,
+    lifecycle,
+    bus,
+    drivers,
+    http,
+    pipeline: () => {
+      if (!pipeline) throw new Error('pipeline not started');
+      return pipeline;
+    },
+    db: () => {
+      if (!db) throw new Error('storage not open');
+      return db;
+    },
+    health,
+  };
+}

@@ -1,0 +1,48 @@
+import { createApp } from '../app.js';
+import type { LampConfig } from '../config/schema.js';
+import { isLampError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createNotifier } from '../notify.js';
+import { VERSION, gitRevision } from '../version.js';
+
+/**
+ * Runs the lamp until SIGINT/SIGTERM, then stops every component in reverse order and exits 0.
+ * A second signal while stopping exits at once (130).
+ */
+export async function startCommand(config: LampConfig, log: Logger): Promise<number> {
+  const t0 = performance.now();
+  const notifier = await createNotifier(log);
+  const app = createApp(config, log);
+  try {
+    await app.lifecycle.start();
+  } catch (err) {
+    log.fatal({ err: isLampError(err) ? err.toJSON() : err }, 'lamp failed to start');
+    return 1;
+  }
+  const { host, port } = app.http.address;
+  log.info(
+    { version: VERSION, revision: gitRevision(), ms: Math.round(performance.now() - t0), url: `http://${host}:${port}/`, dataDir: config.dataDir, cloud: config.mqtt.url ? 'configured' : 'offline' },
+    'lamp ready',
+  );
+  notifier.ready(`serving on ${host}:${port}`);
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        log.warn({ signal }, 'second signal while stopping; exiting now');
+        process.exit(130);
+      }
+      stopping = true;
+      log.info({ signal }, 'stopping');
+      notifier.stopping();
+      app.bus.emit('lamp.stopping', {});
+      void app.lifecycle.stop().then((failures) => {
+        log.info({ failures }, 'lamp stopped');
+        resolve(failures.length === 0 ? 0 : 1);
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

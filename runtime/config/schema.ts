@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * The lamp's whole configuration. Every field has a default so that `npm start` runs with no
+ * configuration at all (simulator drivers, data in ./var, offline). Each leaf can be overridden
+ * by an environment variable derived from its path (see env.ts): `http.port` → `LAMP_HTTP_PORT`.
+ * Fields marked `live` may be changed while the lamp runs (cloud `set_config` command); all
+ * others take effect at the next start.
+ */
+const live = { live: true } as const;
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+const driverBinding = z.enum(['simulator', 'real', 'none']);
+
+export const configSchema = z.strictObject({
+  deviceId: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{2,63}$/, 'lower-case letters, digits and dashes, 3–64 characters')
+    .default('lamp-dev'),
+  dataDir: z.string().min(1).default('./var'),
+  log: z
+    .strictObject({
+      level: logLevel.default('info').meta(live),
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    })
+    .prefault({}),
+  http: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(8080),
+      /** Token for the WebSocket API and uploads; when empty one is generated into the data dir. */
+      token: z.string().min(16, 'at least 16 characters').optional(),
+      simulatorPage: z.boolean().default(true),
+      maxClients: z.number().int().min(1).max(64).default(8),
+      maxMessageBytes: z.number().int().min(1024).max(1_048_576).default(65_536),
+      maxUploadBytes: z.number().int().min(1024).max(33_554_432).default(10_485_760),
+    })
+    .prefault({}),
+  drivers: z
+    .strictObject({
+      camera: driverBinding.default('simulator'),
+      microphone: driverBinding.default('simulator'),
+      speaker: driverBinding.default('simulator'),
+      projector: driverBinding.default('simulator'),
+      servo: driverBinding.default('simulator'),
+      /** Where the simulated speaker writes WAV files; empty = discard. Relative to dataDir. */
+      speakerOutDir: z.string().default('out'),
+    })
+    .prefault({}),
+  models: z
+    .strictObject({
+      /** Where model weights live on the device; empty = <dataDir>/models. Models shipped in npm packages are found in node_modules as well. */
+      dir: z.string().default(''),
+    })
+    .prefault({}),
+  mqtt: z
+    .strictObject({
+      /** Broker URL; empty = offline, everything upward stays queued in the outbox. */
+      url: z.string().regex(/^(mqtts?|wss?):\/\/\S+$/, 'an mqtt://, mqtts://, ws:// or wss:// URL').optional(),
+      credentialsFile: z.string().optional(),
+      caFile: z.string().optional(),
+      certFile: z.string().optional(),
+      keyFile: z.string().optional(),
+    })
+    .prefault({}),
+  session: z
+    .strictObject({
+      idleResetMinutes: z.number().int().min(1).max(24 * 60).default(30).meta(live),
+    })
+    .prefault({}),
+  lifecycle: z
+    .strictObject({
+      stopTimeoutMs: z.number().int().min(100).max(60_000).default(5_000),
+    })
+    .prefault({}),
+});
+
+export type LampConfig = z.infer<typeof configSchema>;
+export type LampConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,90 @@
+// The lamp simulator page: shows what the projector shows, sends typed utterances over the
+// authenticated WebSocket API, and uploads images that stand for the camera.
+(function () {
+  'use strict';
+  const token = document.querySelector('meta[name="lamp-token"]').content;
+  const log = document.getElementById('log');
+  const projector = document.getElementById('projector');
+  const status = document.getElementById('status');
+  let ws;
+  let nextId = 1;
+
+  function addLine(cls, text) {
+    const li = document.createElement('li');
+    li.className = cls;
+    li.textContent = text;
+    log.appendChild(li);
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function showCard(card) {
+    projector.replaceChildren();
+    if (!card) {
+      const p = document.createElement('p');
+      p.className = 'empty';
+      p.textContent = '(nothing projected)';
+      projector.appendChild(p);
+      return;
+    }
+    if (card.title) {
+      const t = document.createElement('div');
+      t.className = 'title';
+      t.textContent = card.title;
+      projector.appendChild(t);
+    }
+    for (const line of card.lines || []) {
+      const div = document.createElement('div');
+      div.className = 'line';
+      div.textContent = line;
+      projector.appendChild(div);
+    }
+  }
+
+  function setStatus(state, text) {
+    status.dataset.state = state;
+    status.textContent = text;
+  }
+
+  function connect() {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    ws = new WebSocket(proto + '//' + location.host + '/ws?token=' + encodeURIComponent(token));
+    ws.onopen = function () { setStatus('open', 'connected'); };
+    ws.onclose = function () {
+      setStatus('closed', 'disconnected — retrying');
+      window.setTimeout(connect, 1000);
+    };
+    ws.onmessage = function (ev) {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === 'hello') showCard(msg.card);
+      else if (msg.type === 'card') showCard(msg.card);
+      else if (msg.type === 'response') addLine(msg.envelope.success ? 'lamp' : 'lamp error', msg.envelope.content.text);
+      else if (msg.type === 'error') addLine('error', msg.message);
+    };
+  }
+
+  document.getElementById('say').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    const input = document.getElementById('utterance');
+    const text = input.value;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      addLine('error', 'not connected to the lamp');
+      return;
+    }
+    addLine('child', text);
+    ws.send(JSON.stringify({ v: 1, type: 'utterance', id: String(nextId++), text: text }));
+    input.value = '';
+  });
+
+  document.getElementById('camera').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    const file = document.getElementById('image').files[0];
+    if (!file) return;
+    addLine('child', '[page under the camera: ' + file.name + ']');
+    fetch('/api/camera', { method: 'POST', body: file, headers: { authorization: 'Bearer ' + token } })
+      .then(function (res) { return res.json(); })
+      .then(function (body) { if (body.error) addLine('error', body.error.message); })
+      .catch(function (err) { addLine('error', String(err)); });
+  });
+
+  connect();
+})();

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { SimCamera } from '../../drivers/camera/sim.js';
+import { startTestApp } from '../../test/helpers/app.js';
+
+let app: Awaited<ReturnType<typeof startTestApp>> | undefined;
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+const PNG_1x1 = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000'
+  + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+
+function wsUrl(token?: string): string {
+  const base = app!.url.replace('http', 'ws') + '/ws';
+  return token === undefined ? base : `${base}?token=${encodeURIComponent(token)}`;
+}
+
+/** Opens a client and collects its messages; resolves once the hello arrived. */
+async function client(token = app!.token): Promise<{ ws: WebSocket; messages: Record<string, unknown>[]; next: (type: string) => Promise<Record<string, unknown>> }> {
+  const ws = new WebSocket(wsUrl(token));
+  const messages: Record<string, unknown>[] = [];
+  const waiters: { type: string; resolve: (m: Record<string, unknown>) => void }[] = [];
+  ws.on('message', (data) => {
+    const msg = JSON.parse(String(data)) as Record<string, unknown>;
+    messages.push(msg);
+    for (const w of waiters.filter((w) => w.type === msg.type)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(msg);
+    }
+  });
+  const next = (type: string): Promise<Record<string, unknown>> => new Promise((resolve) => waiters.push({ type, resolve }));
+  const hello = next('hello');
+  await hello;
+  return { ws, messages, next };
+}
+
+function closeCode(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => ws.on('close', (code) => resolve(code)));
+}
+
+function unexpectedStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => reject(new Error('connection was accepted')));
+    ws.on('error', () => undefined);
+  });
+}
+
+describe('http server', () => {
+  it('/healthz reports every component', async () => {
+    app = await startTestApp();
+    const res = await fetch(`${app.url}/healthz`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { status: string; components: Record<string, { state: string }> };
+    expect(body.status).toBe('ok');
+    expect(Object.keys(body.components).sort()).toEqual(['driver:camera', 'driver:microphone', 'driver:projector', 'driver:servo', 'driver:speaker', 'http', 'pipeline', 'storage']);
+    expect(Object.values(body.components).every((c) => c.state === 'running')).toBe(true);
+  });
+
+  it('serves the simulator page with the token, and only on loopback by default', async () => {
+    app = await startTestApp();
+    expect(app.http.address.host).toBe('127.0.0.1');
+    const html = await (await fetch(`${app.url}/`)).text();
+    expect(html).toContain('Lamp simulator');
+    expect(html).toContain(app.token);
+  });
+
+  it('refuses WebSocket clients without the right token', async () => {
+    app = await startTestApp();
+    expect(await unexpectedStatus(wsUrl())).toBe(401);
+    expect(await unexpectedStatus(wsUrl('wrong-token-wrong-token'))).toBe(401);
+  });
+
+  it('carries a turn over the WebSocket and broadcasts it to other clients', async () => {
+    app = await startTestApp();
+    const a = await client();
+    const b = await client();
+    const bGets = b.next('response');
+    const reply = a.next('response');
+    a.ws.send(JSON.stringify({ v: 1, type: 'utterance', id: 'q1', text: '你好' }));
+    const msg = await reply;
+    expect(msg.id).toBe('q1');
+    expect(msg.envelope).toMatchObject({ success: true, scene: 'chat' });
+    expect(((await bGets).envelope as { trace_id: string }).trace_id).toBe((msg.envelope as { trace_id: string }).trace_id);
+    a.ws.close();
+    b.ws.close();
+  });
+
+  it.each([
+    ['not json', 'not JSON'],
+    [JSON.stringify({ v: 2, type: 'utterance', text: 'x' }), 'v:'],
+    [JSON.stringify({ v: 1, type: 'shout', text: 'x' }), 'type'],
+    [JSON.stringify({ v: 1, type: 'utterance', text: 'x', extra: true }), 'extra'],
+  ])('rejects a bad message %# with an error event and keeps the connection', async (raw, mentions) => {
+    app = await startTestApp();
+    const c = await client();
+    const err = c.next('error');
+    c.ws.send(raw);
+    const msg = await err;
+    expect(msg.code).toBe('LAMP-6103');
+    expect(String(msg.message)).toContain(mentions);
+    const pong = c.next('pong');
+    c.ws.send(JSON.stringify({ v: 1, type: 'ping', id: 'p' }));
+    expect((await pong).id).toBe('p');
+    c.ws.close();
+  });
+
+  it('closes a connection that sends a 10 MB frame (1009) and stays up for others', async () => {
+    app = await startTestApp();
+    const c = await client();
+    const closed = closeCode(c.ws);
+    c.ws.send(JSON.stringify({ v: 1, type: 'utterance', text: 'a'.repeat(10 * 1024 * 1024) }));
+    expect(await closed).toBe(1009);
+    const d = await client();
+    const pong = d.next('pong');
+    d.ws.send(JSON.stringify({ v: 1, type: 'ping' }));
+    await pong;
+    d.ws.close();
+  });
+
+  it('bounds the number of clients', async () => {
+    app = await startTestApp({ LAMP_HTTP_MAX_CLIENTS: '2' });
+    const a = await client();
+    const b = await client();
+    expect(await unexpectedStatus(wsUrl(app.token))).toBe(503);
+    a.ws.close();
+    b.ws.close();
+  });
+
+  it('camera upload: authenticated, images only, bounded size', async () => {
+    app = await startTestApp({ LAMP_HTTP_MAX_UPLOAD_BYTES: '4096' });
+    const post = (body: Buffer, token?: string): Promise<Response> =>
+      fetch(`${app!.url}/api/camera`, { method: 'POST', body, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    expect((await post(PNG_1x1)).status).toBe(401);
+    const notImage = await post(Buffer.from('hello'), app.token);
+    expect(notImage.status).toBe(415);
+    expect(((await notImage.json()) as { error: { code: string } }).error.code).toBe('LAMP-2004');
+    expect((await post(Buffer.alloc(5000, 1), app.token)).status).toBe(413);
+    const ok = await post(PNG_1x1, app.token);
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { success: boolean }).success).toBe(true);
+    expect((app.drivers.camera as SimCamera).health().hasImage).toBe(true);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The scene contract. A scene is a pure step function `(state, event) → {state, effects}`:
+ * it never opens a socket, device or file. The runtime executes the effects, so every scene is
+ * testable without hardware or network.
+ */
+
+export type SceneName = 'chat' | 'recite' | 'homework';
+
+export type Intent = 'chat' | 'recite' | 'homework' | 'continue_current' | 'exit_current';
+export type Confidence = 'HIGH' | 'MID' | 'LOW';
+
+export interface Slots {
+  material?: string;
+  subject?: string;
+}
+
+/** A card for the projector (and the simulator page). */
+export interface Card {
+  kind: string;
+  title?: string;
+  lines?: string[];
+  [key: string]: unknown;
+}
+
+export type Effect =
+  | { type: 'speak'; text: string }
+  | { type: 'show_card'; card: Card }
+  | { type: 'servo_gesture'; gesture: 'nod' | 'shake' | 'wave' | 'rest' }
+  /** An upward record, written in the same transaction as the turn's state. */
+  | { type: 'persist'; stream: string; data: Record<string, unknown> }
+  /** A cloud request; the answer comes back as a later event. */
+  | { type: 'cloud_call'; method: string; params: Record<string, unknown> };
+
+export type SceneEvent =
+  | { type: 'enter'; slots: Slots; now: string }
+  | { type: 'utterance'; text: string; intent: Intent; confidence: Confidence; slots: Slots; now: string }
+  | { type: 'image'; source: string; now: string };
+
+export interface SceneState {
+  phase: string;
+  [key: string]: unknown;
+}
+
+export interface Reply {
+  text: string;
+  card?: Card;
+  suggestedActions?: string[];
+}
+
+export interface StepResult<S extends SceneState = SceneState> {
+  state: S;
+  reply: Reply;
+  effects: Effect[];
+}
+
+export interface Scene<S extends SceneState = SceneState> {
+  readonly name: SceneName;
+  initial(): S;
+  step(state: S, event: SceneEvent): StepResult<S>;
+}

@@ -1,0 +1,84 @@
+import type { Database } from 'better-sqlite3';
+import { ErrorCode, LampError, toLampError } from '../runtime/errors.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+/**
+ * Forward-only schema history. Never edit a migration that has shipped; add the next one.
+ * The database's `user_version` holds the number of the last one applied.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'session and outbox',
+    up: `
+      CREATE TABLE session (
+        id            TEXT PRIMARY KEY,
+        active_scene  TEXT NOT NULL DEFAULT 'chat',
+        state_json    TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT NOT NULL
+      ) STRICT;
+
+      -- Upward records. seq is AUTOINCREMENT so a number is never reused, even after the
+      -- acknowledged rows are purged or the file is vacuumed.
+      CREATE TABLE outbox (
+        seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+        id          TEXT NOT NULL UNIQUE,
+        stream      TEXT NOT NULL,
+        schema      INTEGER NOT NULL,
+        ts          TEXT NOT NULL,
+        data_json   TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+  {
+    version: 2,
+    name: 'device meta',
+    up: `
+      -- Small facts about this installation: first start, the highest wall-clock time seen
+      -- (a clock that jumps backwards after a power loss is detected against it).
+      CREATE TABLE meta (
+        key         TEXT PRIMARY KEY,
+        value       TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS.length === 0 ? 0 : (MIGRATIONS[MIGRATIONS.length - 1] as Migration).version;
+
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Applies every migration newer than the database, each in its own transaction together with
+ * the version bump, so a crash leaves the database at a whole version. Refuses a database
+ * written by a newer runtime instead of guessing.
+ */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS, target?: number): { from: number; to: number } {
+  const from = schemaVersion(db);
+  const latest = migrations.length === 0 ? 0 : (migrations[migrations.length - 1] as Migration).version;
+  const to = target ?? latest;
+  if (from > latest) {
+    throw new LampError(ErrorCode.STORAGE_NEWER_SCHEMA, `database schema version ${from} is newer than this runtime knows (${latest}); refusing to touch it`, { from, latest });
+  }
+  for (const m of migrations) {
+    if (m.version <= from || m.version > to) continue;
+    try {
+      db.transaction(() => {
+        db.exec(m.up);
+        db.pragma(`user_version = ${m.version}`);
+      }).immediate();
+    } catch (err) {
+      throw toLampError(err, ErrorCode.STORAGE_MIGRATION_FAILED, `migration ${m.version} (${m.name}) failed`, { version: m.version });
+    }
+  }
+  return { from, to: Math.max(from, to) };
+}

@@ -1,0 +1,55 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/app.js';
+import { launchChromium } from './helpers/browser.js';
+import { type LampProcess, startLampProcess } from './helpers/lamp-process.js';
+
+const PNG_1x1 = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000'
+  + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+
+let lamp: LampProcess;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+beforeAll(async () => {
+  lamp = await startLampProcess({ LAMP_DATA_DIR: tempDir() });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  lamp?.proc.kill('SIGTERM');
+  await lamp?.exited;
+});
+
+describe('simulator page in a real browser', () => {
+  it('an utterance typed on the page gets a reply and the projector shows it', async () => {
+    const page = await browser.newPage();
+    await page.goto(lamp.url + '/');
+    await page.locator('#status[data-state="open"]').waitFor();
+    await page.fill('#utterance', '你好，小灯');
+    await page.click('#say button[type=submit]');
+    const reply = page.locator('#log li.lamp').first();
+    await reply.waitFor();
+    const text = await reply.textContent();
+    expect(text).toMatch(/[\u4e00-\u9fff]/);
+    await expect.poll(() => page.locator('#projector').textContent()).toContain(text ?? '');
+    expect(await page.locator('#log li.child').first().textContent()).toBe('你好，小灯');
+    // the turn ran through the runtime's pipeline: it has a trace in the log
+    await lamp.waitForLine((l) => l.msg === 'turn done' && typeof l.trace_id === 'string');
+    // and the child's words are not in the info-level log
+    expect(lamp.lines.some((l) => JSON.stringify(l).includes('你好，小灯'))).toBe(false);
+  });
+
+  it('an image uploaded on the page stands for the camera and gets a reply', async () => {
+    const file = path.join(tempDir(), 'page.png');
+    writeFileSync(file, PNG_1x1);
+    const page = await browser.newPage();
+    await page.goto(lamp.url + '/');
+    await page.locator('#status[data-state="open"]').waitFor();
+    await page.setInputFiles('#image', file);
+    await page.click('#camera button[type=submit]');
+    await expect.poll(() => page.locator('#log li.lamp').count()).toBeGreaterThan(0);
+    expect(await page.locator('#log li.lamp').last().textContent()).toContain('本子');
+  });
+});

@@ -1,0 +1,102 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers/app.js';
+import { runCli, startLampProcess } from './helpers/lamp-process.js';
+
+describe('lamp start (as a process)', () => {
+  it('starts with no configuration, serves health, and stops cleanly on SIGINT with exit 0 and the database closed', async () => {
+    const dataDir = tempDir();
+    const lamp = await startLampProcess({ LAMP_DATA_DIR: dataDir });
+    const health = (await (await fetch(`${lamp.url}/healthz`)).json()) as { status: string; mode: string };
+    expect(health).toMatchObject({ status: 'ok', mode: 'simulator' });
+    expect(lamp.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    lamp.proc.kill('SIGINT');
+    expect(await lamp.exited).toBe(0);
+    expect(lamp.lines.some((l) => l.msg === 'lamp stopped')).toBe(true);
+    // A clean close checkpoints the WAL and removes it; a crash would leave it behind.
+    expect(existsSync(path.join(dataDir, 'lamp.db'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'lamp.db-wal'))).toBe(false);
+    const token = path.join(dataDir, 'api-token');
+    expect(readFileSync(token, 'utf8').trim().length).toBeGreaterThanOrEqual(16);
+  });
+
+  it('bad config: lists every invalid field with its path and exits 78', () => {
+    const dataDir = tempDir();
+    const cfg = path.join(dataDir, 'lamp.json');
+    writeFileSync(cfg, JSON.stringify({ http: { port: 'eighty' }, drivers: { servo: 'lego' } }));
+    const r = runCli(['--config', cfg, 'start'], { LAMP_DATA_DIR: dataDir, LAMP_LOG_LEVEL: 'chatty' });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain('3 problem(s)');
+    expect(r.stderr).toMatch(/http\.port: .*\[lamp\.json\]/);
+    expect(r.stderr).toMatch(/drivers\.servo: /);
+    expect(r.stderr).toMatch(/log\.level: .*\[LAMP_LOG_LEVEL\]/);
+    expect(r.stderr).toContain('LAMP-1001');
+  });
+
+  it('an unwritable data directory: clear error, non-zero exit', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'file'), 'x');
+    const r = runCli(['start'], { LAMP_DATA_DIR: path.join(dir, 'file', 'data') });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain('LAMP-5001');
+  });
+
+  it('a database file that is not SQLite: clear error, file untouched, non-zero exit', () => {
+    const dataDir = tempDir();
+    const db = path.join(dataDir, 'lamp.db');
+    writeFileSync(db, 'PK\u0003\u0004 not a database');
+    const r = runCli(['start'], { LAMP_DATA_DIR: dataDir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('LAMP-5002');
+    expect(readFileSync(db, 'utf8')).toBe('PK\u0003\u0004 not a database');
+  });
+});
+
+describe('lamp doctor', () => {
+  it('is green in simulator mode and prints a table', () => {
+    const r = runCli(['doctor'], { LAMP_DATA_DIR: tempDir() });
+    expect(r.stdout).toMatch(/^CHECK\s+STATUS\s+DETAIL/);
+    expect(r.stdout).toMatch(/config\s+ok/);
+    expect(r.stdout).toMatch(/model silero-vad\s+ok/);
+    expect(r.stdout).toMatch(/driver camera\s+ok\s+simulator/);
+    expect(r.stdout).toContain('all required checks pass');
+    expect(r.code).toBe(0);
+  });
+
+  it('fails on a database that fails integrity_check, and says so', () => {
+    const dataDir = tempDir();
+    const file = path.join(dataDir, 'lamp.db');
+    const db = new BetterSqlite3(file);
+    db.exec('CREATE TABLE t (x TEXT); CREATE INDEX t_x ON t(x);');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    for (let i = 0; i < 2000; i++) insert.run(`row-${i}`.repeat(5));
+    const rootpage = (db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 't_x'").get() as { rootpage: number }).rootpage;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    db.close();
+    const bytes = readFileSync(file);
+    bytes.fill(0, (rootpage - 1) * pageSize + 8, rootpage * pageSize); // wreck the index's root page
+    writeFileSync(file, bytes);
+    const r = runCli(['doctor', '--json'], { LAMP_DATA_DIR: dataDir });
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { ok: boolean; checks: { check: string; status: string }[] };
+    expect(out.ok).toBe(false);
+    expect(out.checks.find((c) => c.check === 'database')?.status).toBe('FAIL');
+  });
+
+  it('fails on invalid config', () => {
+    const r = runCli(['doctor'], { LAMP_DATA_DIR: tempDir(), LAMP_HTTP_PORT: '-1' });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/config\s+FAIL\s+.*http\.port/);
+  });
+});
+
+describe('lamp version', () => {
+  it('prints the package version', () => {
+    const pkg = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    const r = runCli(['version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^lamp ${pkg.version.replace(/\./g, '\\.')}( \\([0-9a-f]+\\))?\\n$`));
+  });
+});
