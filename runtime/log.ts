@@ -26,7 +26,7 @@ export interface LogOptions {
   destination?: NodeJS.WritableStream;
 }
 
-/** The root logger, named `lamp`; modules take `child(log, 'sync')` → `lamp:sync`. */
+/** The root logger, named `lamp`; each module logs through `child(log, 'sync')`, which adds `"module": "sync"`. */
 export async function createLogger(opts: LogOptions): Promise<Logger> {
   const options: LoggerOptions = {
     name: 'lamp',
@@ -38,13 +38,13 @@ export async function createLogger(opts: LogOptions): Promise<Logger> {
   if (pretty) {
     // Imported only when needed: it costs start-up time that a service under systemd does not need.
     const { default: prettyStream } = await import('pino-pretty');
-    return pino(options, prettyStream({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    return pino(options, prettyStream({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,name,module', messageFormat: '{if module}lamp:{module} {end}{msg}' }));
   }
   return pino(options, (opts.destination as pino.DestinationStream | undefined) ?? pino.destination({ fd: 1, sync: true }));
 }
 
 export function child(log: Logger, module: string, bindings: Record<string, unknown> = {}): Logger {
-  return log.child({ ...bindings, name: `lamp:${module}` });
+  return log.child({ ...bindings, module });
 }
 
 /**

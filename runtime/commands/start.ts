@@ -7,10 +7,25 @@ import { VERSION, gitRevision } from '../version.js';
 
 /**
  * Runs the lamp until SIGINT/SIGTERM, then stops every component in reverse order and exits 0.
- * A second signal while stopping exits at once (130).
+ * Signals are handled from the first moment, also during start; a second signal while stopping
+ * exits at once (130).
  */
 export async function startCommand(config: LampConfig, log: Logger): Promise<number> {
   const t0 = performance.now();
+  let signalled: (signal: NodeJS.Signals) => void = () => {};
+  const stopRequested = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal while stopping; exiting now');
+      process.exit(130);
+    }
+    stopping = true;
+    signalled(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
   const notifier = await createNotifier(log);
   const app = createApp(config, log);
   try {
@@ -26,23 +41,13 @@ export async function startCommand(config: LampConfig, log: Logger): Promise<num
   );
   notifier.ready(`serving on ${host}:${port}`);
 
-  return await new Promise<number>((resolve) => {
-    let stopping = false;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (stopping) {
-        log.warn({ signal }, 'second signal while stopping; exiting now');
-        process.exit(130);
-      }
-      stopping = true;
-      log.info({ signal }, 'stopping');
-      notifier.stopping();
-      app.bus.emit('lamp.stopping', {});
-      void app.lifecycle.stop().then((failures) => {
-        log.info({ failures }, 'lamp stopped');
-        resolve(failures.length === 0 ? 0 : 1);
-      });
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  const signal = await stopRequested;
+  log.info({ signal }, 'stopping');
+  notifier.stopping();
+  app.bus.emit('lamp.stopping', {});
+  const failures = await app.lifecycle.stop();
+  log.info({ failures }, 'lamp stopped');
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return failures.length === 0 ? 0 : 1;
 }
