@@ -15,7 +15,10 @@ import { type Component, Lifecycle } from './lifecycle.js';
 import { type Logger, child } from './log.js';
 import { createEffectRunner } from './turn/effects.js';
 import { TurnPipeline } from './turn/pipeline.js';
-import { chatOnlyRouter } from './turn/router.js';
+import { IntentRouter } from './turn/router.js';
+import { MaterialMatcher } from './turn/slots.js';
+import { IntentClassifier } from '../models/intent/classifier.js';
+import { builtinLibrary } from '../scenes/recite/library.js';
 import { SessionStore } from './turn/session.js';
 import { VERSION } from './version.js';
 
@@ -76,7 +79,8 @@ export function createApp(config: LampConfig, log: Logger): App {
         db,
         sessions: new SessionStore(db),
         outbox: new SqliteOutbox(db),
-        router: chatOnlyRouter,
+        router: new IntentRouter(IntentClassifier.load(), new MaterialMatcher(builtinLibrary())),
+        idleResetMinutes: () => config.session.idleResetMinutes,
         scenes,
         runEffects: createEffectRunner(drivers, bus),
         log: child(log, 'turn'),

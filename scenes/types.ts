@@ -31,9 +31,16 @@ export type Effect =
   /** A cloud request; the answer comes back as a later event. */
   | { type: 'cloud_call'; method: string; params: Record<string, unknown> };
 
+/** Why the orchestrator hands a turn to the scene (the guardrails' reason), and where a pending switch points. */
+export interface Guard {
+  reason: string;
+  target?: SceneName;
+}
+
 export type SceneEvent =
-  | { type: 'enter'; slots: Slots; now: string }
-  | { type: 'utterance'; text: string; intent: Intent; confidence: Confidence; slots: Slots; now: string }
+  /** The scene becomes active; `resumed` when it had saved state; `from` the scene the child left. */
+  | { type: 'enter'; slots: Slots; now: string; resumed: boolean; from: SceneName }
+  | { type: 'utterance'; text: string; intent: Intent; confidence: Confidence; slots: Slots; now: string; guard: Guard }
   | { type: 'image'; source: string; now: string };
 
 export interface SceneState {

@@ -23,7 +23,7 @@ describe('turn pipeline', () => {
     expect(speech).toEqual([env.content.text]);
     expect((app.drivers.projector as SimProjector).current).toMatchObject({ kind: 'chat', lines: [env.content.text] });
 
-    const session = new SessionStore(app.db()).load('default', new Date());
+    const session = new SessionStore(app.db()).load('default', new Date()).session;
     expect(session.last_intent).toEqual({ intent: 'chat', confidence: 'HIGH' });
     expect(session.scene_states.chat).toMatchObject({ phase: 'idle', turns: 1 });
     const rows = app.db().prepare('SELECT seq, stream, data_json FROM outbox').all() as { seq: number; stream: string; data_json: string }[];
@@ -53,6 +53,6 @@ describe('turn pipeline', () => {
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => app!.pipeline().handle({ type: 'utterance', text: `第${i}句`, source: 'test' })));
     const seqs = app.db().prepare("SELECT json_extract(data_json, '$.trace_id') AS t FROM outbox ORDER BY seq").all() as { t: string }[];
     expect(seqs.map((r) => r.t)).toEqual(results.map((r) => r.trace_id));
-    expect(new SessionStore(app.db()).load('default', new Date()).scene_states.chat).toMatchObject({ turns: 5 });
+    expect(new SessionStore(app.db()).load('default', new Date()).session.scene_states.chat).toMatchObject({ turns: 5 });
   });
 });

@@ -4,9 +4,9 @@ import type { Effect, Scene, SceneEvent, SceneName, SceneState, StepResult } fro
 import type { SqliteOutbox } from '../../sync/outbox.js';
 import { ErrorCode, LampError, formatCode } from '../errors.js';
 import { type Logger, utteranceForLog } from '../log.js';
-import { checkUtterance } from './input.js';
+import { DEFAULT_GUARD, type Decision, type GuardConfig, decide, stickyUntil } from './guardrails.js';
 import { type ResponseEnvelope, envelope } from './response.js';
-import type { Router } from './router.js';
+import type { Route, Router } from './router.js';
 import { DEFAULT_SESSION_ID, type Session, type SessionStore } from './session.js';
 
 export type TurnInput =
@@ -24,18 +24,43 @@ export interface PipelineDeps {
   scenes: Record<SceneName, Scene | undefined>;
   runEffects: EffectRunner;
   log: Logger;
+  guard?: GuardConfig;
+  idleResetMinutes?: () => number;
   now?: () => Date;
 }
 
+export interface TurnTiming {
+  total_ms: number;
+  route_us: number;
+}
+
+interface Outcome {
+  session: Session;
+  result: StepResult<SceneState>;
+  route: Route;
+  decision: Decision | null;
+}
+
+const UNAVAILABLE: Partial<Record<SceneName, string>> = {
+  homework: '检查作业的本领我还在学，很快就能帮你看啦。我们先背一首古诗好吗？',
+  recite: '背诵的本领我还在学，很快就能听你背啦。',
+};
+
+function replyOnly(state: SceneState, text: string): StepResult<SceneState> {
+  return { state, reply: { text }, effects: [{ type: 'speak', text }] };
+}
+
 /**
- * The turn pipeline: input → session state → route → scene step → response → effects.
- * State, the turn log and upward records commit in one transaction before anything is said or
- * shown, so what the child hears is always what was saved. Turns run one at a time.
+ * The orchestrator: input → session state → route → guardrails → scene step → response →
+ * effects. State, the turn's upward records and the session commit in one transaction before
+ * anything is said or shown, so what the child hears is always what was saved. Turns run one
+ * at a time.
  */
 export class TurnPipeline {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly now: () => Date;
   turns = 0;
+  lastTiming: TurnTiming | undefined;
 
   constructor(private readonly deps: PipelineDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -47,89 +72,136 @@ export class TurnPipeline {
     return run;
   }
 
+  private loadSession(now: Date, log: Logger): Session {
+    const { session, reset } = this.deps.sessions.load(DEFAULT_SESSION_ID, now, this.deps.idleResetMinutes?.() ?? 30);
+    if (reset) log.info({ reason: reset }, 'session reset to chat');
+    return session;
+  }
+
+  private scene(name: SceneName): Scene | undefined {
+    return this.deps.scenes[name];
+  }
+
   private async run(input: TurnInput): Promise<ResponseEnvelope> {
     const t0 = performance.now();
     const traceId = randomUUID();
     const log = this.deps.log.child({ trace_id: traceId });
     const now = this.now();
-    const nowIso = now.toISOString();
+    if (input.type === 'utterance') log.info({ source: input.source, ...utteranceForLog(log, input.text) }, 'turn input');
+    else log.info({ source: input.source }, 'turn input: image');
 
-    if (input.type === 'utterance') {
-      log.info({ source: input.source, ...utteranceForLog(log, input.text) }, 'turn input');
-      const check = checkUtterance(input.text);
-      if (!check.ok) {
-        log.info({ reason: check.reason }, 'input rejected');
-        const session = this.deps.sessions.load(DEFAULT_SESSION_ID, now);
-        return this.reply(session, traceId, t0, { text: check.message }, 'idle', {
-          code: formatCode(ErrorCode.INPUT_REJECTED),
-          message: check.reason,
-        });
-      }
-      input = { ...input, text: check.text };
-    } else {
-      log.info({ source: input.source }, 'turn input: image');
-    }
-
-    const committed = this.deps.db.transaction(() => {
-      const session = this.deps.sessions.load(DEFAULT_SESSION_ID, now);
-      const sceneName = session.active_scene;
-      const scene = this.deps.scenes[sceneName];
-      if (!scene) throw new LampError(ErrorCode.SCENE_UNKNOWN, `no scene named ${sceneName}`, { scene: sceneName });
-      const route = input.type === 'utterance' ? this.deps.router.route(input.text, sceneName) : { intent: 'homework' as const, confidence: 'HIGH' as const, slots: {} };
-      const event: SceneEvent =
-        input.type === 'utterance'
-          ? { type: 'utterance', text: input.text, intent: route.intent, confidence: route.confidence, slots: route.slots, now: nowIso }
-          : { type: 'image', source: input.source, now: nowIso };
-      const state = session.scene_states[sceneName] ?? scene.initial();
-      let result: StepResult<SceneState>;
-      try {
-        result = scene.step(state, event);
-      } catch (err) {
-        throw new LampError(ErrorCode.SCENE_STEP_FAILED, `scene ${sceneName} failed: ${(err as Error).message}`, { scene: sceneName }, { cause: err });
-      }
-      const next: Session = {
-        ...session,
-        scene_states: { ...session.scene_states, [sceneName]: result.state },
-        last_intent: { intent: route.intent, confidence: route.confidence },
-        last_activity: nowIso,
-        updated_at: nowIso,
-      };
-      this.deps.sessions.save(next);
-      for (const e of result.effects) if (e.type === 'persist') this.deps.outbox.append(e.stream, e.data, 1, now);
-      this.deps.outbox.append('event', { kind: 'turn', trace_id: traceId, scene: sceneName, intent: route.intent, confidence: route.confidence }, 1, now);
-      return { session: next, result, route };
+    let routeUs = 0;
+    const outcome = this.deps.db.transaction((): Outcome => {
+      const session = this.loadSession(now, log);
+      if (input.type === 'image') return this.imageTurn(session, input, now, traceId);
+      const r0 = performance.now();
+      const route = this.deps.router.route(input.text, session.active_scene);
+      routeUs = (performance.now() - r0) * 1000;
+      const decision = decide({ text: input.text, session, route, now }, this.deps.guard ?? DEFAULT_GUARD);
+      return this.execute(session, decision, route, input.text, now, traceId);
     })();
 
-    log.info({ scene: committed.session.active_scene, intent: committed.route.intent, confidence: committed.route.confidence }, 'turn routed');
-    await this.deps.runEffects(
-      committed.result.effects.filter((e) => e.type !== 'persist'),
-      { traceId, log },
+    const { session, result, route, decision } = outcome;
+    log.info(
+      { scene: session.active_scene, intent: route.intent, confidence: route.confidence, action: decision?.action, reason: decision?.reason, slots: route.slots },
+      'turn routed',
     );
+    await this.deps.runEffects(result.effects.filter((e) => e.type !== 'persist'), { traceId, log });
     this.turns++;
-    const out = this.reply(committed.session, traceId, t0, committed.result.reply, committed.result.state.phase, null);
-    log.info({ ms: out.processing_time_ms }, 'turn done');
-    return out;
-  }
-
-  private reply(
-    session: Session,
-    traceId: string,
-    t0: number,
-    reply: { text: string; card?: StepResult['reply']['card']; suggestedActions?: string[] },
-    phase: string,
-    error: ResponseEnvelope['error'],
-  ): ResponseEnvelope {
-    return envelope({
-      success: error === null,
-      content: { type: reply.card ? 'card' : 'text', text: reply.text, card: reply.card ?? null, speech: reply.text },
+    const rejected = decision?.action === 'reject';
+    const out = envelope({
+      success: !rejected,
+      content: { type: result.reply.card ? 'card' : 'text', text: result.reply.text, card: result.reply.card ?? null, speech: result.reply.text || null },
       trace_id: traceId,
       session_id: session.id,
       scene: session.active_scene,
-      phase,
-      suggested_actions: reply.suggestedActions ?? [],
-      need_tts: reply.text.length > 0,
-      error,
+      phase: result.state.phase,
+      suggested_actions: result.reply.suggestedActions ?? [],
+      need_tts: result.reply.text.length > 0,
+      error: rejected ? { code: formatCode(ErrorCode.INPUT_REJECTED), message: (decision?.reason ?? '').replace(/^input_/, '') } : null,
       processing_time_ms: Math.round((performance.now() - t0) * 1000) / 1000,
     });
+    this.lastTiming = { total_ms: out.processing_time_ms, route_us: Math.round(routeUs) };
+    log.info({ ms: out.processing_time_ms, route_us: Math.round(routeUs) }, 'turn done');
+    return out;
+  }
+
+  private step(name: SceneName, state: SceneState, event: SceneEvent): StepResult<SceneState> {
+    const scene = this.scene(name);
+    if (!scene) throw new LampError(ErrorCode.SCENE_UNKNOWN, `no scene named ${name}`, { scene: name });
+    try {
+      return scene.step(state, event);
+    } catch (err) {
+      throw new LampError(ErrorCode.SCENE_STEP_FAILED, `scene ${name} failed: ${(err as Error).message}`, { scene: name }, { cause: err });
+    }
+  }
+
+  private stateOf(session: Session, name: SceneName): { state: SceneState; resumed: boolean } {
+    const saved = session.scene_states[name];
+    const scene = this.scene(name);
+    if (saved) return { state: saved, resumed: true };
+    return { state: scene ? scene.initial() : { phase: 'idle' }, resumed: false };
+  }
+
+  private execute(session: Session, decision: Decision, route: Route, text: string, now: Date, traceId: string): Outcome {
+    const nowIso = now.toISOString();
+    const active = session.active_scene;
+    let target = decision.target_scene;
+    let result: StepResult<SceneState>;
+
+    if (decision.action === 'reject') {
+      return { session, route, decision, result: replyOnly(this.stateOf(session, active).state, decision.message ?? '') };
+    }
+    if ((decision.action === 'switch' || decision.action === 'exit') && !this.scene(target)) {
+      // A scene this build does not have yet: say so honestly and stay.
+      target = active;
+      result = replyOnly(this.stateOf(session, active).state, UNAVAILABLE[decision.target_scene] ?? '这个我还不会。');
+    } else if (decision.action === 'switch' || decision.action === 'exit') {
+      const { state, resumed } = this.stateOf(session, target);
+      result = this.step(target, state, { type: 'enter', slots: decision.slots, now: nowIso, resumed, from: active });
+    } else if (decision.message) {
+      result = replyOnly(this.stateOf(session, active).state, decision.message);
+    } else {
+      const { state } = this.stateOf(session, active);
+      result = this.step(active, state, {
+        type: 'utterance',
+        text,
+        intent: route.intent,
+        confidence: route.confidence,
+        slots: decision.slots,
+        now: nowIso,
+        guard: { reason: decision.reason, target: decision.pending_switch?.target },
+      });
+    }
+
+    const next: Session = {
+      ...session,
+      active_scene: target,
+      scene_states: { ...session.scene_states, [target]: result.state },
+      pending_switch: decision.pending_switch,
+      sticky_until: stickyUntil(target, now, this.deps.guard ?? DEFAULT_GUARD),
+      last_intent: { intent: route.intent, confidence: route.confidence },
+      last_activity: nowIso,
+      updated_at: nowIso,
+    };
+    this.commit(next, result, now, traceId, { scene: target, intent: route.intent, confidence: route.confidence, action: decision.action, reason: decision.reason });
+    return { session: next, result, route, decision };
+  }
+
+  private imageTurn(session: Session, input: { source: string }, now: Date, traceId: string): Outcome {
+    const nowIso = now.toISOString();
+    const active = session.active_scene;
+    const { state } = this.stateOf(session, active);
+    const result = this.step(active, state, { type: 'image', source: input.source, now: nowIso });
+    const next: Session = { ...session, scene_states: { ...session.scene_states, [active]: result.state }, last_activity: nowIso, updated_at: nowIso };
+    const route: Route = { intent: 'continue_current', confidence: 'HIGH', slots: {}, probability: 1 };
+    this.commit(next, result, now, traceId, { scene: active, intent: 'image' });
+    return { session: next, result, route, decision: null };
+  }
+
+  private commit(next: Session, result: StepResult<SceneState>, now: Date, traceId: string, event: Record<string, unknown>): void {
+    this.deps.sessions.save(next);
+    for (const e of result.effects) if (e.type === 'persist') this.deps.outbox.append(e.stream, e.data, 1, now);
+    this.deps.outbox.append('event', { kind: 'turn', trace_id: traceId, ...event }, 1, now);
   }
 }

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { type ResetReason, validateSession } from './session-check.js';
 import type { Confidence, Intent, SceneName, SceneState, Slots } from '../../scenes/types.js';
 
 export interface PendingSwitch {
@@ -51,14 +52,17 @@ export class SessionStore {
     );
   }
 
-  load(id: string, now: Date): Session {
+  /** Loads and validates (see session-check.ts); `reset` says why a stored session was not used as it was. */
+  load(id: string, now: Date, idleMinutes = 30): { session: Session; reset?: ResetReason } {
     const row = this.get.get(id);
-    if (!row) return newSession(id, now);
+    if (!row) return { session: newSession(id, now) };
+    let raw: unknown;
     try {
-      return JSON.parse(row.state_json) as Session;
+      raw = JSON.parse(row.state_json);
     } catch {
-      return newSession(id, now);
+      raw = undefined;
     }
+    return validateSession(raw, id, now, idleMinutes);
   }
 
   save(session: Session): void {

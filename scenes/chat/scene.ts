@@ -1,28 +1,39 @@
-import type { Scene, SceneState } from '../types.js';
-import { IMAGE_REPLY, OFFLINE_REPLIES } from './replies.js';
+import type { Card, Scene, SceneState, StepResult } from '../types.js';
+import { CHAT_TEXT, offlineReply } from './replies.js';
 
 export interface ChatState extends SceneState {
-  phase: 'idle';
+  phase: 'idle' | 'clarify' | 'handoff_wait';
   turns: number;
 }
 
-/** Picks a reply by the utterance's text so the same words always get the same answer (pure). */
-function pick(text: string, turns: number): string {
-  let h = turns;
-  for (const ch of text) h = (h * 31 + (ch.codePointAt(0) ?? 0)) >>> 0;
-  return OFFLINE_REPLIES[h % OFFLINE_REPLIES.length] as string;
+function say(state: ChatState, text: string, phase: ChatState['phase']): StepResult<ChatState> {
+  const card: Card = { kind: 'chat', lines: [text] };
+  return { state: { ...state, phase, turns: state.turns + 1 }, reply: { text, card }, effects: [{ type: 'speak', text }, { type: 'show_card', card }] };
 }
 
+/**
+ * The chat scene. `clarify` asks one question when the router was unsure (LOW) — once: if the
+ * next turn is unclear again it simply answers; `handoff_wait` asks to confirm a switch that
+ * the router was only fairly sure of (MID). Offline it answers from a small set of kind replies.
+ * The cloud's `chat` method will take over open questions when it is reachable (sync issue):
+ * that seam is this step returning a `cloud_call` effect instead of an offline reply.
+ */
 export const chatScene: Scene<ChatState> = {
   name: 'chat',
   initial: () => ({ phase: 'idle', turns: 0 }),
   step(state, event) {
-    const turns = state.turns + 1;
-    const text = event.type === 'image' ? IMAGE_REPLY : pick(event.type === 'utterance' ? event.text : '', state.turns);
-    return {
-      state: { ...state, phase: 'idle', turns },
-      reply: { text, card: { kind: 'chat', lines: [text] } },
-      effects: [{ type: 'speak', text }, { type: 'show_card', card: { kind: 'chat', lines: [text] } }],
-    };
+    switch (event.type) {
+      case 'enter':
+        return say(state, CHAT_TEXT.back(event.from), 'idle');
+      case 'image':
+        return say(state, CHAT_TEXT.image, 'idle');
+      case 'utterance': {
+        const { reason, target } = event.guard;
+        if (reason === 'confirm_start' && target) return say(state, CHAT_TEXT.handoff(target), 'handoff_wait');
+        if (reason === 'declined') return say(state, CHAT_TEXT.declined, 'idle');
+        if (reason === 'clarify' && state.phase !== 'clarify') return say(state, CHAT_TEXT.clarify, 'clarify');
+        return say(state, offlineReply(event.text, state.turns), 'idle');
+      }
+    }
   },
 };

@@ -1,0 +1,112 @@
+import { pinyin } from 'pinyin-pro';
+import { units } from '../../models/intent/features.js';
+import type { ContentLibrary, Material } from '../../scenes/recite/material.js';
+import type { Slots } from '../../scenes/types.js';
+
+/**
+ * Slot extraction. For recite: the material the child names — by title, author + title, or any
+ * line of its text — compared both character by character and by toneless pinyin, so an ASR
+ * homophone (静夜丝, 春小) still finds the poem. For homework: the subject when said.
+ */
+
+interface Key {
+  material: Material;
+  kind: 'title' | 'line';
+  chars: string;
+  /** " jing ye si " — spaces on both ends so `includes` matches whole syllables. */
+  pinyin: string;
+  length: number;
+}
+
+const HAN = /\p{Script=Han}/u;
+// Words that frame a request rather than name a material; removed before a one-character title is compared.
+const CUE = /我|要|想|背|诵|读|一下|一首|这首|那首|首|古诗|诗|课文|吧|的|呀|啊|嗯|给你听|来|给|听|可以|吗/g;
+
+function pinyinKey(u: string[]): string {
+  const py = u.map((x) => (HAN.test(x) ? (pinyin(x, { toneType: 'none' }) as string) : x));
+  return ` ${py.join(' ')} `;
+}
+
+function pinyinOfUnits(u: string[]): string {
+  if (u.length === 0) return ' ';
+  // Whole-utterance conversion keeps pinyin-pro's context-aware readings of polyphones.
+  const joined = u.map((x) => (HAN.test(x) ? x : '_')).join('');
+  const py = pinyin(joined, { toneType: 'none', type: 'array' });
+  return ` ${u.map((x, i) => (HAN.test(x) ? py[i] : x)).join(' ')} `;
+}
+
+function coreTitle(title: string): string {
+  return title.replace(/[（(].*?[)）]/g, '');
+}
+
+export class MaterialMatcher {
+  private readonly keys: Key[] = [];
+
+  constructor(library: ContentLibrary) {
+    for (const m of library.all()) {
+      const t = units(coreTitle(m.title));
+      if (t.length) this.keys.push({ material: m, kind: 'title', chars: t.join(m.kind === 'english' ? ' ' : ''), pinyin: pinyinKey(t), length: t.length });
+      for (const line of m.text.split(/[，。！？；：、,.!?;:\n]/)) {
+        const u = units(line);
+        if (u.length >= 4 || (m.kind === 'english' && u.length >= 3)) {
+          this.keys.push({ material: m, kind: 'line', chars: u.join(m.kind === 'english' ? ' ' : ''), pinyin: pinyinKey(u), length: u.length });
+        }
+      }
+    }
+  }
+
+  /** The best-matching material, or undefined when the utterance names none. */
+  match(text: string): Material | undefined {
+    return this.find(text)?.material;
+  }
+
+  /** The best match and whether it was found by the title or by a line of the text. */
+  find(text: string): { material: Material; via: 'title' | 'line' } | undefined {
+    const u = units(text);
+    if (u.length === 0) return undefined;
+    const chars = u.join('');
+    const words = ` ${u.join(' ')} `;
+    const py = pinyinOfUnits(u);
+    const stripped = chars.replace(CUE, '');
+    let best: { m: Material; score: number; via: Key['kind'] } | undefined;
+    for (const k of this.keys) {
+      let score = 0;
+      const weight = k.kind === 'title' ? 3 : 2;
+      const isEnglish = k.material.kind === 'english';
+      if (isEnglish) {
+        if (words.includes(` ${k.chars} `)) score = weight * k.length;
+      } else if (k.length === 1) {
+        if (stripped === k.chars) score = weight;
+      } else if (chars.includes(k.chars)) score = weight * k.length;
+      else if (k.length >= 2 && py.includes(k.pinyin)) score = weight * k.length - 1;
+      if (score === 0) continue;
+      if (k.material.author && chars.includes(k.material.author)) score += 2;
+      if (!best || score > best.score || (score === best.score && k.material.grade < best.m.grade)) best = { m: k.material, score, via: k.kind };
+    }
+    return best && { material: best.m, via: best.via };
+  }
+}
+
+const SUBJECTS: [RegExp, string][] = [
+  [/数学|口算|算术|算数|计算|加法|减法|乘法|除法|应用题|math/i, '数学'],
+  [/语文|生字|拼音|组词|造句|看图写话|作文|chinese/i, '语文'],
+  [/英语|英文|单词|english/i, '英语'],
+];
+
+export function extractSubject(text: string): string | undefined {
+  return SUBJECTS.find(([re]) => re.test(text))?.[1];
+}
+
+/** Router hints for the classifier: whether the utterance names a known text, by title or by quoting it. */
+export function materialHints(found: ReturnType<MaterialMatcher['find']>): string[] {
+  return found ? [`material_${found.via}`] : [];
+}
+
+export function extractSlots(text: string, intent: string, found: ReturnType<MaterialMatcher['find']>): Slots {
+  if (intent === 'recite') return found ? { material: found.material.title } : {};
+  if (intent === 'homework') {
+    const subject = extractSubject(text);
+    return subject ? { subject } : {};
+  }
+  return {};
+}
