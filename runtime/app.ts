@@ -19,6 +19,7 @@ import { IntentRouter } from './turn/router.js';
 import { MaterialMatcher } from './turn/slots.js';
 import { IntentClassifier } from '../models/intent/classifier.js';
 import { builtinLibrary } from '../scenes/recite/library.js';
+import { createReciteScene } from '../scenes/recite/scene.js';
 import { SessionStore } from './turn/session.js';
 import { VERSION } from './version.js';
 
@@ -68,7 +69,8 @@ export function createApp(config: LampConfig, log: Logger): App {
     },
   };
 
-  const scenes: Record<SceneName, Scene | undefined> = { chat: chatScene as Scene, recite: undefined, homework: undefined };
+  const library = builtinLibrary();
+  const scenes: Record<SceneName, Scene | undefined> = { chat: chatScene as Scene, recite: createReciteScene(library) as Scene, homework: undefined };
   const driverComponents = Object.values(drivers).map((d: Device) => deviceComponent(d));
   const turn: Component = {
     name: 'pipeline',
@@ -79,7 +81,7 @@ export function createApp(config: LampConfig, log: Logger): App {
         db,
         sessions: new SessionStore(db),
         outbox: new SqliteOutbox(db),
-        router: new IntentRouter(IntentClassifier.load(), new MaterialMatcher(builtinLibrary())),
+        router: new IntentRouter(IntentClassifier.load(), new MaterialMatcher(library)).warmUp(),
         idleResetMinutes: () => config.session.idleResetMinutes,
         scenes,
         runEffects: createEffectRunner(drivers, bus),

@@ -14,6 +14,7 @@ commands:
   start      run the lamp (simulator drivers unless configured otherwise)
   doctor     check config, database, disk, drivers and models; non-zero exit when broken (--json)
   version    print the version and git revision
+  route --jsonl  classify JSON lines {"id","text","scene"} from stdin (intent, confidence, slots)
   config-docs  print the configuration reference (docs/configuration.md)
 
 configuration: a JSON file (--config or LAMP_CONFIG) and LAMP_* environment variables;
@@ -34,7 +35,7 @@ function loadOrExit(file: string | undefined): LampConfig {
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' } },
     allowPositionals: true,
     strict: false,
   });
@@ -49,6 +50,10 @@ async function main(argv: string[]): Promise<number> {
       const { VERSION, gitRevision } = await import('./version.js');
       console.log(`lamp ${VERSION}${gitRevision() ? ` (${gitRevision()})` : ''}`);
       return 0;
+    }
+    case 'route': {
+      const { routeCommand } = await import('./commands/route.js');
+      return routeCommand();
     }
     case 'config-docs': {
       const { configReference } = await import('./config/docs.js');

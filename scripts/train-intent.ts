@@ -9,6 +9,7 @@ import path from 'node:path';
 import { INTENTS, type IntentWeights, WEIGHTS_FILE } from '../models/intent/classifier.js';
 import { type Labelled, calibrate, isHeldOut, predictWith, searchOptions, train } from '../models/intent/train.js';
 import { MaterialMatcher, materialHints } from '../runtime/turn/slots.js';
+import { analyze } from '../models/intent/features.js';
 import { builtinLibrary } from '../scenes/recite/library.js';
 import { projectRoot } from '../runtime/paths.js';
 
@@ -23,7 +24,7 @@ const data: Labelled[] = raw
   .map((line, i) => {
     const u = JSON.parse(line) as Labelled;
     if (!SCENES.includes(u.scene) || !INTENTS.includes(u.intent) || typeof u.text !== 'string') throw new Error(`line ${i + 1}: bad example ${line}`);
-    return { ...u, hints: materialHints(matcher.find(u.text)) };
+    return { ...u, hints: materialHints(matcher.find(analyze(u.text))) };
   });
 const trainSet = data.filter((u) => !isHeldOut(u));
 const testSet = data.filter(isHeldOut);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ErrorCode, LampError } from '../../runtime/errors.js';
 import { projectRoot } from '../../runtime/paths.js';
 import type { Confidence, Intent, SceneName } from '../../scenes/types.js';
-import { extractFeatures } from './features.js';
+import { type Analyzed, extractFeatures } from './features.js';
 
 export const INTENTS: readonly Intent[] = ['chat', 'recite', 'homework', 'continue_current', 'exit_current'];
 
@@ -86,7 +86,7 @@ export class IntentClassifier {
   }
 
   /** `hints`: facts the router already knows, e.g. 'material_line' when the utterance quotes a line of a known text. */
-  predict(text: string, scene: SceneName, hints: readonly string[] = []): IntentPrediction {
+  predict(text: string | Analyzed, scene: SceneName, hints: readonly string[] = []): IntentPrediction {
     const probs = softmax(scoresOf(extractFeatures(text, scene, hints), this.index, this.model.weights, this.model.bias));
     let best = 0;
     for (let k = 1; k < probs.length; k++) if ((probs[k] as number) > (probs[best] as number)) best = k;

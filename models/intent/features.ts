@@ -20,11 +20,18 @@ export function units(text: string): string[] {
   return out;
 }
 
-function pinyinOf(unitList: string[]): string[] {
-  const han = unitList.map((u) => (HAN.test(u) ? u : '_'));
-  const joined = han.join('');
-  const py = pinyin(joined, { toneType: 'none', type: 'array' });
-  return unitList.map((u, i) => (HAN.test(u) ? (py[i] ?? u) : u));
+/** An utterance's units and their toneless pinyin (Latin units stand for themselves). */
+export interface Analyzed {
+  units: string[];
+  pinyin: string[];
+}
+
+export function analyze(text: string): Analyzed {
+  const u = units(text);
+  if (u.length === 0) return { units: u, pinyin: [] };
+  // One call for the whole utterance keeps pinyin-pro's context-aware readings of polyphones.
+  const py = pinyin(u.map((x) => (HAN.test(x) ? x : '_')).join(''), { toneType: 'none', type: 'array' });
+  return { units: u, pinyin: u.map((x, i) => (HAN.test(x) ? (py[i] ?? x) : x)) };
 }
 
 /**
@@ -41,8 +48,9 @@ const CUES: [string, RegExp][] = [
   ['feeling', /累|开心|难过|喜欢|讨厌|害怕|好玩|无聊/],
 ];
 
-export function extractFeatures(text: string, scene: string, hints: readonly string[] = []): string[] {
-  const u = units(text);
+export function extractFeatures(input: string | Analyzed, scene: string, hints: readonly string[] = []): string[] {
+  const a = typeof input === 'string' ? analyze(input) : input;
+  const u = a.units;
   const feats: string[] = [`s=${scene}`];
   const joined = u.join('');
   for (const [name, re] of CUES) {
@@ -60,7 +68,7 @@ export function extractFeatures(text: string, scene: string, hints: readonly str
     if (b !== undefined) feats.push(`b:${a}${b}`);
     if (b !== undefined && c !== undefined) feats.push(`t:${a}${b}${c}`);
   }
-  const py = pinyinOf(u);
+  const py = a.pinyin;
   for (let i = 0; i < py.length; i++) {
     feats.push(`p:${py[i]}`);
     if (i + 1 < py.length) feats.push(`pp:${py[i]} ${py[i + 1]}`);

@@ -7,7 +7,7 @@ const slots = z.object({ material: z.string().optional(), subject: z.string().op
 export const sessionSchema = z.object({
   id: z.string(),
   active_scene: sceneName,
-  scene_states: z.record(sceneName, z.looseObject({ phase: z.string() })),
+  scene_states: z.partialRecord(sceneName, z.looseObject({ phase: z.string() })),
   pending_switch: z.object({ target: sceneName, slots, age_turns: z.number().int().min(0) }).nullable(),
   sticky_until: z.string().nullable(),
   last_intent: z.object({ intent: z.enum(['chat', 'recite', 'homework', 'continue_current', 'exit_current']), confidence: z.enum(['HIGH', 'MID', 'LOW']) }).nullable(),

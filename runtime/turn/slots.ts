@@ -1,5 +1,5 @@
 import { pinyin } from 'pinyin-pro';
-import { units } from '../../models/intent/features.js';
+import { type Analyzed, analyze, units } from '../../models/intent/features.js';
 import type { ContentLibrary, Material } from '../../scenes/recite/material.js';
 import type { Slots } from '../../scenes/types.js';
 
@@ -27,14 +27,6 @@ function pinyinKey(u: string[]): string {
   return ` ${py.join(' ')} `;
 }
 
-function pinyinOfUnits(u: string[]): string {
-  if (u.length === 0) return ' ';
-  // Whole-utterance conversion keeps pinyin-pro's context-aware readings of polyphones.
-  const joined = u.map((x) => (HAN.test(x) ? x : '_')).join('');
-  const py = pinyin(joined, { toneType: 'none', type: 'array' });
-  return ` ${u.map((x, i) => (HAN.test(x) ? py[i] : x)).join(' ')} `;
-}
-
 function coreTitle(title: string): string {
   return title.replace(/[（(].*?[)）]/g, '');
 }
@@ -57,16 +49,16 @@ export class MaterialMatcher {
 
   /** The best-matching material, or undefined when the utterance names none. */
   match(text: string): Material | undefined {
-    return this.find(text)?.material;
+    return this.find(analyze(text))?.material;
   }
 
   /** The best match and whether it was found by the title or by a line of the text. */
-  find(text: string): { material: Material; via: 'title' | 'line' } | undefined {
-    const u = units(text);
+  find(a: Analyzed): { material: Material; via: 'title' | 'line' } | undefined {
+    const u = a.units;
     if (u.length === 0) return undefined;
     const chars = u.join('');
     const words = ` ${u.join(' ')} `;
-    const py = pinyinOfUnits(u);
+    const py = ` ${a.pinyin.join(' ')} `;
     const stripped = chars.replace(CUE, '');
     let best: { m: Material; score: number; via: Key['kind'] } | undefined;
     for (const k of this.keys) {
