@@ -83,6 +83,7 @@ export function createApp(config: LampConfig, log: Logger): App {
         outbox: new SqliteOutbox(db),
         router: new IntentRouter(IntentClassifier.load(), new MaterialMatcher(library)).warmUp(),
         idleResetMinutes: () => config.session.idleResetMinutes,
+        onTurn: (envelope, source) => bus.emit('turn.completed', { envelope, source }),
         scenes,
         runEffects: createEffectRunner(drivers, bus),
         log: child(log, 'turn'),

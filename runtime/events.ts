@@ -2,7 +2,7 @@ import type { ResponseEnvelope } from './turn/response.js';
 
 /** Every event on the runtime's bus, keyed by name. */
 export interface LampEvents {
-  'turn.completed': { envelope: ResponseEnvelope };
+  'turn.completed': { envelope: ResponseEnvelope; source: string };
   /** Text the lamp says; the voice path turns it into audio, the page shows it as a speech bubble. */
   speech: { traceId: string; text: string };
   /** The lamp is stopping; components finish what they are doing. */

@@ -41,6 +41,25 @@ describe('simulator page in a real browser', () => {
     expect(lamp.lines.some((l) => JSON.stringify(l).includes('你好，小灯'))).toBe(false);
   });
 
+  it('carries a multi-turn conversation: chat → recite with the material → exit → chat', async () => {
+    const page = await browser.newPage();
+    await page.goto(lamp.url + '/');
+    await page.locator('#status[data-state="open"]').waitFor();
+    const say = async (text: string, scene: string): Promise<void> => {
+      const before = await page.locator('#log li.lamp').count();
+      await page.fill('#utterance', text);
+      await page.click('#say button[type=submit]');
+      await expect.poll(() => page.locator('#log li.lamp').count()).toBe(before + 1);
+      await expect.poll(() => page.locator('#scene').getAttribute('data-scene')).toBe(scene);
+    };
+    await say('我想背静夜思', 'recite');
+    await expect.poll(() => page.locator('#projector .title').textContent()).toBe('《静夜思》');
+    expect(await page.locator('#projector').textContent()).toContain('床前明月光');
+    await say('不背了', 'chat');
+    await say('你好呀', 'chat');
+    expect(await page.locator('#scene').getAttribute('data-phase')).toBe('idle');
+  });
+
   it('an image uploaded on the page stands for the camera and gets a reply', async () => {
     const file = path.join(tempDir(), 'page.png');
     writeFileSync(file, PNG_1x1);

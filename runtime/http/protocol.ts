@@ -8,6 +8,8 @@ const id = z.string().min(1).max(64).optional();
 /** What a client (companion app, simulator page) may send. */
 export const clientMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ v: z.literal(API_VERSION), type: z.literal('utterance'), id, text: z.string() }),
+  /** Look at what is under the camera now (the companion app's "check this page"). */
+  z.strictObject({ v: z.literal(API_VERSION), type: z.literal('image'), id, ref: z.literal('camera') }),
   z.strictObject({ v: z.literal(API_VERSION), type: z.literal('ping'), id }),
 ]);
 
@@ -18,6 +20,7 @@ export type ServerMessage =
   | { v: typeof API_VERSION; type: 'hello'; device_id: string; card: unknown }
   | { v: typeof API_VERSION; type: 'response'; id?: string; envelope: unknown }
   | { v: typeof API_VERSION; type: 'card'; card: unknown }
+  | { v: typeof API_VERSION; type: 'state'; scene: string; phase: string; trace_id: string }
   | { v: typeof API_VERSION; type: 'speech'; trace_id: string; text: string }
   | { v: typeof API_VERSION; type: 'pong'; id?: string }
   | { v: typeof API_VERSION; type: 'error'; id?: string; code: string; message: string };

@@ -89,6 +89,50 @@ describe('http server', () => {
     b.ws.close();
   });
 
+  it('carries a conversation chat → recite (with the material) → exit → chat, with state events', async () => {
+    app = await startTestApp();
+    const c = await client();
+    const say = async (text: string): Promise<{ scene: string; phase: string; content: { text: string; card: { title?: string } | null } }> => {
+      const reply = c.next('response');
+      const state = c.next('state');
+      c.ws.send(JSON.stringify({ v: 1, type: 'utterance', id: text, text }));
+      const env = (await reply).envelope as { scene: string; phase: string; content: { text: string; card: { title?: string } | null } };
+      expect(await state).toMatchObject({ scene: env.scene, phase: env.phase });
+      return env;
+    };
+    expect(await say('你好')).toMatchObject({ scene: 'chat', phase: 'idle' });
+    const start = await say('我要背床前明月光那首');
+    expect(start).toMatchObject({ scene: 'recite', phase: 'listening' });
+    expect(start.content.card?.title).toBe('《静夜思》');
+    expect(await say('床前明月光疑是地上霜举头望明月低头思故乡')).toMatchObject({ scene: 'recite', phase: 'listening' });
+    const exit = await say('我不想背了');
+    expect(exit).toMatchObject({ scene: 'chat', phase: 'idle' });
+    expect(exit.content.text).toContain('背诵先停一下');
+    expect(await say('你叫什么名字')).toMatchObject({ scene: 'chat', phase: 'idle' });
+    const { SessionStore } = await import('../turn/session.js');
+    const session = new SessionStore(app.db()).load('default', new Date()).session;
+    expect(session.active_scene).toBe('chat');
+    expect(session.scene_states.recite).toMatchObject({ phase: 'listening', material_id: 'jing-ye-si', attempts: 1 });
+    c.ws.close();
+  });
+
+  it('an image message looks under the camera; without a camera it is an error', async () => {
+    app = await startTestApp();
+    const c = await client();
+    (app.drivers.camera as SimCamera).show(PNG_1x1);
+    const reply = c.next('response');
+    c.ws.send(JSON.stringify({ v: 1, type: 'image', id: 'img', ref: 'camera' }));
+    expect((await reply).id).toBe('img');
+    c.ws.close();
+    await app.stop();
+    app = await startTestApp({ LAMP_DRIVERS_CAMERA: 'none' });
+    const d = await client();
+    const err = d.next('error');
+    d.ws.send(JSON.stringify({ v: 1, type: 'image', ref: 'camera' }));
+    expect((await err).code).toBe('LAMP-2001');
+    d.ws.close();
+  });
+
   it.each([
     ['not json', 'not JSON'],
     [JSON.stringify({ v: 2, type: 'utterance', text: 'x' }), 'v:'],

@@ -95,6 +95,11 @@ export class HttpServer implements Component {
     });
     if (opts.projector) this.unsubscribe.push(opts.projector.onChange((card) => this.broadcast({ v: API_VERSION, type: 'card', card: card ?? null })));
     this.opts.bus.on('http', 'speech', ({ traceId, text }) => this.broadcast({ v: API_VERSION, type: 'speech', trace_id: traceId, text }));
+    this.opts.bus.on('http', 'turn.completed', ({ envelope, source }) => {
+      this.broadcast({ v: API_VERSION, type: 'state', scene: envelope.scene, phase: envelope.phase, trace_id: envelope.trace_id });
+      // Turns that did not come through this server (the microphone) still reach every screen.
+      if (source === 'microphone') this.broadcast({ v: API_VERSION, type: 'response', envelope });
+    });
     opts.log.info({ url: `http://${this.address.host}:${this.address.port}/` }, 'http listening');
   }
 
@@ -224,8 +229,13 @@ export class HttpServer implements Component {
         this.send(ws, { v: API_VERSION, type: 'pong', id: msg.id });
         return;
       }
+      if (msg.type === 'image' && !this.opts.camera) {
+        this.send(ws, { v: API_VERSION, type: 'error', id: msg.id, code: formatCode(ErrorCode.DRIVER_UNAVAILABLE), message: 'no camera is configured' });
+        return;
+      }
+      const input = msg.type === 'image' ? ({ type: 'image', source: 'websocket' } as const) : ({ type: 'utterance', text: msg.text, source: 'websocket' } as const);
       void this.opts.pipeline
-        .handle({ type: 'utterance', text: msg.text, source: 'websocket' })
+        .handle(input)
         .then((envelope) => {
           this.send(ws, { v: API_VERSION, type: 'response', id: msg.id, envelope });
           this.broadcast({ v: API_VERSION, type: 'response', envelope }, ws);

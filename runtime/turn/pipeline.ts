@@ -26,6 +26,8 @@ export interface PipelineDeps {
   log: Logger;
   guard?: GuardConfig;
   idleResetMinutes?: () => number;
+  /** Called after every turn, once its effects ran. */
+  onTurn?: (envelope: ResponseEnvelope, source: string) => void;
   now?: () => Date;
 }
 
@@ -123,6 +125,7 @@ export class TurnPipeline {
     });
     this.lastTiming = { total_ms: out.processing_time_ms, route_us: Math.round(routeUs) };
     log.info({ ms: out.processing_time_ms, route_us: Math.round(routeUs) }, 'turn done');
+    this.deps.onTurn?.(out, input.source);
     return out;
   }
 

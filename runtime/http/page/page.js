@@ -6,6 +6,7 @@
   const log = document.getElementById('log');
   const projector = document.getElementById('projector');
   const status = document.getElementById('status');
+  const scene = document.getElementById('scene');
   let ws;
   let nextId = 1;
 
@@ -26,10 +27,11 @@
       projector.appendChild(p);
       return;
     }
-    if (card.title) {
+    for (const key of ['title', 'subtitle']) {
+      if (!card[key]) continue;
       const t = document.createElement('div');
-      t.className = 'title';
-      t.textContent = card.title;
+      t.className = key;
+      t.textContent = card[key];
       projector.appendChild(t);
     }
     for (const line of card.lines || []) {
@@ -59,6 +61,11 @@
       else if (msg.type === 'card') showCard(msg.card);
       else if (msg.type === 'response') addLine(msg.envelope.success ? 'lamp' : 'lamp error', msg.envelope.content.text);
       else if (msg.type === 'error') addLine('error', msg.message);
+      else if (msg.type === 'state') {
+        scene.textContent = msg.scene + ' · ' + msg.phase;
+        scene.dataset.scene = msg.scene;
+        scene.dataset.phase = msg.phase;
+      }
     };
   }
 
