@@ -100,3 +100,50 @@ describe('lamp version', () => {
     expect(r.stdout).toMatch(new RegExp(`^lamp ${pkg.version.replace(/\./g, '\\.')}( \\([0-9a-f]+\\))?\\n$`));
   });
 });
+
+describe('npm start', () => {
+  it('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops the lamp and npm with exit 0', async () => {
+    const { spawn } = await import('node:child_process');
+    const dataDir = tempDir();
+    const proc = spawn('npm', ['start'], {
+      cwd: path.join(import.meta.dirname, '..'),
+      env: { ...process.env, LAMP_DATA_DIR: dataDir, LAMP_HTTP_PORT: '0', LAMP_LOG_FORMAT: 'json' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const ready = new Promise<void>((resolve, reject) => {
+      proc.stdout.on('data', (d: Buffer) => {
+        out += String(d);
+        if (out.includes('"msg":"lamp ready"')) resolve();
+      });
+      proc.on('exit', (code) => reject(new Error(`npm start exited early (${code}): ${out}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    await ready;
+    process.kill(-(proc.pid as number), 'SIGINT');
+    expect(await exited).toBe(0);
+    expect(out).toContain('"msg":"lamp stopped"');
+    expect(existsSync(path.join(dataDir, 'lamp.db-wal'))).toBe(false);
+  }, 120_000);
+});
+
+describe('lamp route --jsonl', () => {
+  it('answers one JSON line per input line with intent, confidence, slots and latency; bad lines get an error', () => {
+    const input = [
+      { id: 'a', text: '我要背床前明月光那首', scene: 'chat' },
+      { id: 'b', text: '帮我检查数学作业', scene: 'chat' },
+      { id: 'c', text: '不背了', scene: 'recite' },
+    ].map((l) => JSON.stringify(l)).join('\n') + '\n{oops\n' + JSON.stringify({ id: 'd', text: 'x', scene: 'garden' }) + '\n';
+    const r = runCli(['route', '--jsonl'], {}, input);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatchObject({ id: 'a', intent: 'recite', slots: { material: '静夜思' } });
+    expect(lines[1]).toMatchObject({ id: 'b', intent: 'homework', slots: { subject: '数学' } });
+    expect(lines[2]).toMatchObject({ id: 'c', intent: 'exit_current', confidence: 'HIGH', slots: {} });
+    expect(typeof lines[0]?.latency_us).toBe('number');
+    expect(lines[3]).toEqual({ id: null, error: 'not JSON' });
+    expect(lines[4]).toMatchObject({ id: 'd', error: expect.stringContaining('scene') });
+    expect(r.code).toBe(2);
+  });
+});

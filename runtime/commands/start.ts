@@ -7,20 +7,23 @@ import { VERSION, gitRevision } from '../version.js';
 
 /**
  * Runs the lamp until SIGINT/SIGTERM, then stops every component in reverse order and exits 0.
- * Signals are handled from the first moment, also during start; a second signal while stopping
- * exits at once (130).
+ * Signals are handled from the first moment, also during start; a second signal more than a
+ * second later, while still stopping, exits at once (130).
  */
 export async function startCommand(config: LampConfig, log: Logger): Promise<number> {
   const t0 = performance.now();
   let signalled: (signal: NodeJS.Signals) => void = () => {};
   const stopRequested = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
-  let stopping = false;
+  let stoppingSince = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) {
+    // Ctrl-C under `npm start` arrives twice at once (from the terminal and forwarded by npm):
+    // only a second signal a moment later means "exit now".
+    if (stoppingSince && performance.now() - stoppingSince < 1000) return;
+    if (stoppingSince) {
       log.warn({ signal }, 'second signal while stopping; exiting now');
       process.exit(130);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     signalled(signal);
   };
   process.on('SIGINT', onSignal);
