@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../runtime/config/load.js';
 import { ErrorCode, isLampError } from '../runtime/errors.js';
 import { tempDir } from '../test/helpers/app.js';
+import { rejection } from '../test/helpers/caught.js';
 import { SimCamera } from './camera/sim.js';
 import { createDrivers } from './index.js';
 import type { AudioChunk } from './microphone/microphone.js';
@@ -13,10 +14,6 @@ import { SimSpeaker } from './speaker/sim.js';
 import { decodeWav, encodeWav } from './wav.js';
 
 const tone = (n: number, rate = 16_000): Int16Array => Int16Array.from({ length: n }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)));
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(() => new Error('expected a rejection'), (e: unknown) => e);
-}
 
 describe('wav', () => {
   it('round-trips mono 16-bit PCM', () => {

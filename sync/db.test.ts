@@ -2,21 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { caught } from '../test/helpers/caught.js';
 import { ErrorCode, isLampError } from '../runtime/errors.js';
 import { integrityCheck, openDatabase } from './db.js';
 import { LATEST_VERSION, schemaVersion } from './migrations.js';
 import { SqliteOutbox } from './outbox.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'lamp-db-'));
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected an error');
-}
 
 describe('openDatabase', () => {
   it('opens with WAL, foreign keys, FULL sync and a busy timeout, migrated', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { caught } from '../../test/helpers/caught.js';
 import { ErrorCode, isLampError } from '../../runtime/errors.js';
 import { projectRoot } from '../../runtime/paths.js';
 import { tempDir } from '../../test/helpers/app.js';
@@ -9,15 +10,6 @@ import { IntentClassifier, type IntentWeights, WEIGHTS_FILE } from './classifier
 import { calibrate } from './train.js';
 
 const DATA = path.join(projectRoot(), 'models', 'intent', 'data', 'utterances.jsonl');
-
-function caught(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected an error');
-}
 
 describe('intent classifier', () => {
   const clf = IntentClassifier.load();
