@@ -15,6 +15,7 @@ commands:
   doctor     check config, database, disk, drivers and models; non-zero exit when broken (--json)
   version    print the version and git revision
   route --jsonl  classify JSON lines {"id","text","scene"} from stdin (intent, confidence, slots)
+  recite-check --jsonl  check recitations: JSON lines {"id","expected","recited"} from stdin
   config-docs  print the configuration reference (docs/configuration.md)
 
 configuration: a JSON file (--config or LAMP_CONFIG) and LAMP_* environment variables;
@@ -54,6 +55,10 @@ async function main(argv: string[]): Promise<number> {
     case 'route': {
       const { routeCommand } = await import('./commands/route.js');
       return routeCommand();
+    }
+    case 'recite-check': {
+      const { reciteCheckCommand } = await import('./commands/recite-check.js');
+      return reciteCheckCommand();
     }
     case 'config-docs': {
       const { configReference } = await import('./config/docs.js');

@@ -147,3 +147,27 @@ describe('lamp route --jsonl', () => {
     expect(r.code).toBe(2);
   });
 });
+
+describe('lamp recite-check --jsonl', () => {
+  it('checks one line per input with the contract shape; a bad line gets an error and the rest carry on', () => {
+    const input = [
+      JSON.stringify({ id: 1, expected: '春眠不觉晓，处处闻啼鸟。', recited: '春眠不觉晓处处温啼鸟' }),
+      '{nope',
+      JSON.stringify({ id: 3, expected: '，', recited: 'x' }),
+      JSON.stringify({ id: 4, expected: 'Row, row, row your boat', recited: 'row row row your boat' }),
+    ].join('\n');
+    const r = runCli(['recite-check', '--jsonl'], {}, input);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toEqual({
+      id: 1,
+      accuracy: 90,
+      need_retry: false,
+      errors: [{ type: 'mispronounced', sentence: 2, char: 3, expected: '闻', actual: '温', position: '第2句第3字' }],
+      tolerated: [],
+    });
+    expect(lines[1]).toEqual({ id: null, error: 'not JSON' });
+    expect(lines[2]).toMatchObject({ id: 3, error: expect.stringContaining('nothing to recite') });
+    expect(lines[3]).toMatchObject({ id: 4, accuracy: 100 });
+    expect(r.code).toBe(2);
+  });
+});

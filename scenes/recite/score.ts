@@ -1,4 +1,4 @@
-import { type SoundMatch, compareSound } from './sound.js';
+import { type SoundMatch, type SoundProfile, compareSound, soundProfile } from './sound.js';
 
 /**
  * Recitation checking: a deterministic, explainable comparison of what the child recited with
@@ -87,23 +87,78 @@ function subOp(e: string, r: string, lang: Lang): 'eq' | 'tol' | 'mis' | 'wrong'
  * deletion + insertion (a transposition) is broken towards deletion/insertion, which the order
  * detection then recognises.
  */
+const CODES = ['eq', 'tol', 'mis', 'wrong'] as const;
+const CODE_OF = { eq: 0, tol: 1, mis: 2, wrong: 3 } as const;
+
+/** Substitution codes for every (expected, recited) pair of distinct units, computed once per pair. */
+function pairTable(exp: readonly string[], rec: readonly string[], lang: Lang): { e: Int32Array; r: Int32Array; table: Int8Array; width: number } {
+  const ids = (xs: readonly string[]): { idx: Int32Array; distinct: string[] } => {
+    const map = new Map<string, number>();
+    const idx = Int32Array.from(xs, (x) => {
+      let id = map.get(x);
+      if (id === undefined) map.set(x, (id = map.size));
+      return id;
+    });
+    return { idx, distinct: [...map.keys()] };
+  };
+  const E = ids(exp);
+  const R = ids(rec);
+  const width = R.distinct.length;
+  const table = new Int8Array(E.distinct.length * width).fill(CODE_OF.wrong);
+  // Inverted indexes over the recited units' readings, so each expected unit only visits the
+  // recited units that share a reading with it instead of every pair.
+  const index = (pick: (p: SoundProfile) => number[]): Map<number, number[]> => {
+    const m = new Map<number, number[]>();
+    if (lang !== 'zh') return m;
+    R.distinct.forEach((r, j) => {
+      for (const key of new Set(pick(soundProfile(r)))) {
+        const list = m.get(key);
+        if (list) list.push(j);
+        else m.set(key, [j]);
+      }
+    });
+    return m;
+  };
+  const byToned = index((p) => p.toned);
+  const bySyllable = index((p) => p.syllables);
+  const byConfusable = index((p) => p.confusable);
+  const rIds = new Map(R.distinct.map((r, j) => [r, j]));
+  E.distinct.forEach((e, i) => {
+    const row = i * width;
+    if (lang === 'zh') {
+      const p = soundProfile(e);
+      for (const syl of p.syllables) {
+        for (const j of bySyllable.get(syl) ?? []) table[row + j] = CODE_OF.mis;
+        for (const j of byConfusable.get(syl) ?? []) table[row + j] = CODE_OF.mis;
+      }
+      for (const t of p.toned) for (const j of byToned.get(t) ?? []) table[row + j] = CODE_OF.tol;
+    }
+    const same = rIds.get(e);
+    if (same !== undefined) table[row + same] = CODE_OF.eq;
+  });
+  return { e: E.idx, r: R.idx, table, width };
+}
+
 function align(exp: readonly string[], rec: readonly string[], lang: Lang): Op[] {
   const n = exp.length;
   const m = rec.length;
   const w = m + 1;
   const dp = new Int32Array((n + 1) * w);
-  const subs = new Array<'eq' | 'tol' | 'mis' | 'wrong'>((n + 1) * w);
+  const codes = new Int8Array((n + 1) * w);
+  const pt = pairTable(exp, rec, lang);
+  const costOf = [COST.eq, COST.tol, COST.mis, COST.wrong];
   for (let j = 1; j <= m; j++) dp[j] = j * COST.ins;
   for (let i = 1; i <= n; i++) {
     dp[i * w] = i * COST.del;
-    const e = exp[i - 1] as string;
+    const row = (pt.e[i - 1] as number) * pt.width;
     for (let j = 1; j <= m; j++) {
-      const s = subOp(e, rec[j - 1] as string, lang);
-      subs[i * w + j] = s;
-      const diag = (dp[(i - 1) * w + j - 1] as number) + COST[s];
+      const code = pt.table[row + (pt.r[j - 1] as number)] as number;
+      codes[i * w + j] = code;
+      const diag = (dp[(i - 1) * w + j - 1] as number) + (costOf[code] as number);
       const up = (dp[(i - 1) * w + j] as number) + COST.del;
       const left = (dp[i * w + j - 1] as number) + COST.ins;
-      dp[i * w + j] = Math.min(diag, up, left);
+      const best = up < left ? up : left;
+      dp[i * w + j] = diag < best ? diag : best;
     }
   }
   const ops: Op[] = [];
@@ -111,7 +166,7 @@ function align(exp: readonly string[], rec: readonly string[], lang: Lang): Op[]
   let j = m;
   while (i > 0 || j > 0) {
     const here = dp[i * w + j] as number;
-    const s = i > 0 && j > 0 ? (subs[i * w + j] as 'eq' | 'tol' | 'mis' | 'wrong') : undefined;
+    const s = i > 0 && j > 0 ? (CODES[codes[i * w + j] as number] as 'eq' | 'tol' | 'mis' | 'wrong') : undefined;
     const diagOk = s !== undefined && (dp[(i - 1) * w + j - 1] as number) + COST[s] === here;
     if (diagOk && (s === 'eq' || s === 'tol')) {
       ops.push({ op: s, e: i - 1, r: j - 1 });

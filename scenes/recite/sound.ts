@@ -38,29 +38,58 @@ export function readings(ch: string): Reading[] {
   return r;
 }
 
-function pairIn(pairs: string[][], a: string, b: string): boolean {
-  return pairs.some(([x, y]) => (a === x && b === y) || (a === y && b === x));
+/** A character's readings as small integers, for comparing thousands of pairs quickly. */
+export interface SoundProfile {
+  /** syllable id × 8 + tone */
+  toned: number[];
+  syllables: number[];
+  /** ids of syllables that differ from one of this character's by a confused initial or final */
+  confusable: number[];
 }
 
-/** Syllables that differ only by a commonly confused initial or final (tone not considered). */
-function confusable(a: Reading, b: Reading): boolean {
-  if (a.final === b.final && pairIn(CONFUSED_INITIALS, a.initial, b.initial)) return true;
-  return a.initial === b.initial && pairIn(CONFUSED_FINALS, a.final, b.final);
+const syllableIds = new Map<string, number>();
+const idOf = (syllable: string): number => {
+  let id = syllableIds.get(syllable);
+  if (id === undefined) syllableIds.set(syllable, (id = syllableIds.size));
+  return id;
+};
+
+function confusableSyllables(r: Reading): string[] {
+  const out: string[] = [];
+  for (const [a, b] of CONFUSED_INITIALS) {
+    if (r.initial === a) out.push((b as string) + r.final);
+    if (r.initial === b) out.push((a as string) + r.final);
+  }
+  for (const [a, b] of CONFUSED_FINALS) {
+    if (r.final === a) out.push(r.initial + (b as string));
+    if (r.final === b) out.push(r.initial + (a as string));
+  }
+  return out;
 }
 
-const pairCache = new Map<string, SoundMatch>();
+const profileCache = new Map<string, SoundProfile>();
+
+export function soundProfile(ch: string): SoundProfile {
+  let p = profileCache.get(ch);
+  if (p) return p;
+  const rs = readings(ch);
+  p = {
+    toned: rs.map((r) => idOf(r.syllable) * 8 + Number(r.tone)),
+    syllables: rs.map((r) => idOf(r.syllable)),
+    confusable: rs.flatMap((r) => confusableSyllables(r).map(idOf)),
+  };
+  profileCache.set(ch, p);
+  return p;
+}
+
+/** Compares two different characters by their profiles (see compareSound). */
+export function compareProfiles(e: SoundProfile, a: SoundProfile): Exclude<SoundMatch, 'equal'> {
+  if (e.toned.some((x) => a.toned.includes(x))) return 'tolerated';
+  if (e.syllables.some((x) => a.syllables.includes(x) || a.confusable.includes(x))) return 'mispronounced';
+  return 'wrong';
+}
 
 export function compareSound(expected: string, actual: string): SoundMatch {
   if (expected === actual) return 'equal';
-  const key = expected + '\u0000' + actual;
-  const cached = pairCache.get(key);
-  if (cached) return cached;
-  const re = readings(expected);
-  const ra = readings(actual);
-  let result: SoundMatch = 'wrong';
-  if (re.some((a) => ra.some((b) => a.syllable === b.syllable && a.tone === b.tone))) result = 'tolerated';
-  else if (re.some((a) => ra.some((b) => a.syllable === b.syllable || confusable(a, b)))) result = 'mispronounced';
-  if (pairCache.size > 200_000) pairCache.clear();
-  pairCache.set(key, result);
-  return result;
+  return compareProfiles(soundProfile(expected), soundProfile(actual));
 }
