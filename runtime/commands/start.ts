@@ -50,7 +50,7 @@ export async function startCommand(config: LampConfig, log: Logger): Promise<num
   app.bus.emit('lamp.stopping', {});
   const failures = await app.lifecycle.stop();
   log.info({ failures }, 'lamp stopped');
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  // The handlers stay until the process exits: a duplicate signal arriving late (npm forwards
+  // Ctrl-C a moment after the terminal sent it) must not kill the process on its way out.
   return failures.length === 0 ? 0 : 1;
 }
