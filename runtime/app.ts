@@ -6,6 +6,8 @@ import { chatScene } from '../scenes/chat/scene.js';
 import type { Scene, SceneName } from '../scenes/types.js';
 import { databasePath, ensureDataDir, openDatabase } from '../sync/db.js';
 import { SqliteOutbox } from '../sync/outbox.js';
+import { MonotonicClock } from '../sync/clock.js';
+import { type RecitationAttempt, RecitationStore } from '../sync/recitation-store.js';
 import { EventBus } from './bus.js';
 import type { LampConfig } from './config/schema.js';
 import type { LampEvents } from './events.js';
@@ -33,6 +35,9 @@ export interface App {
   db: () => Database;
   health: () => Record<string, unknown>;
 }
+
+/** One child per lamp for now; the learning tables already carry a user id for more. */
+const LEARNER = 'default';
 
 function deviceComponent(device: Device): Component {
   return {
@@ -77,10 +82,18 @@ export function createApp(config: LampConfig, log: Logger): App {
     dependsOn: ['storage', ...driverComponents.map((c) => c.name)],
     async start() {
       if (!db) throw new Error('storage is not open');
+      const outbox = new SqliteOutbox(db);
+      const recitations = new RecitationStore(db, outbox);
+      const clock = new MonotonicClock(db);
+      if (clock.wallIsBehind) log.warn({ wall: new Date().toISOString(), using: clock.now().toISOString() }, 'the wall clock is behind the last time the lamp used; using the later one');
       pipeline = new TurnPipeline({
         db,
+        now: () => clock.now(),
+        observeTime: (t) => clock.observe(t),
+        sceneContext: { recite: () => recitations.context(LEARNER) },
+        records: { recitation_attempt: (data, t) => recitations.record(LEARNER, data as unknown as RecitationAttempt, t) },
         sessions: new SessionStore(db),
-        outbox: new SqliteOutbox(db),
+        outbox,
         router: new IntentRouter(IntentClassifier.load(), new MaterialMatcher(library)).warmUp(),
         idleResetMinutes: () => config.session.idleResetMinutes,
         onTurn: (envelope, source) => bus.emit('turn.completed', { envelope, source }),

@@ -28,8 +28,15 @@ export type Effect =
   | { type: 'servo_gesture'; gesture: 'nod' | 'shake' | 'wave' | 'rest' }
   /** An upward record, written in the same transaction as the turn's state. */
   | { type: 'persist'; stream: string; data: Record<string, unknown> }
+  /** Learning data for the runtime to store in the turn's transaction (and queue upward). */
+  | { type: 'learning_record'; kind: 'recitation_attempt'; data: Record<string, unknown> }
   /** A cloud request; the answer comes back as a later event. */
   | { type: 'cloud_call'; method: string; params: Record<string, unknown> };
+
+/**
+ * `context` is what the runtime read for the scene before the step (e.g. the child's error
+ * memory and review schedule for recitation), so the step itself stays pure.
+ */
 
 /** Why the orchestrator hands a turn to the scene (the guardrails' reason), and where a pending switch points. */
 export interface Guard {
@@ -39,8 +46,8 @@ export interface Guard {
 
 export type SceneEvent =
   /** The scene becomes active; `resumed` when it had saved state; `from` the scene the child left. */
-  | { type: 'enter'; slots: Slots; now: string; resumed: boolean; from: SceneName }
-  | { type: 'utterance'; text: string; intent: Intent; confidence: Confidence; slots: Slots; now: string; guard: Guard }
+  | { type: 'enter'; slots: Slots; now: string; resumed: boolean; from: SceneName; context?: unknown }
+  | { type: 'utterance'; text: string; intent: Intent; confidence: Confidence; slots: Slots; now: string; guard: Guard; context?: unknown }
   | { type: 'image'; source: string; now: string };
 
 export interface SceneState {

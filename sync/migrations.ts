@@ -49,6 +49,55 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    name: 'recitation learning data',
+    up: `
+      CREATE TABLE recitation_history (
+        id           INTEGER PRIMARY KEY,
+        user_id      TEXT NOT NULL,
+        material_id  TEXT NOT NULL,
+        expected     TEXT NOT NULL,
+        recited      TEXT NOT NULL,
+        accuracy     INTEGER NOT NULL,
+        need_retry   INTEGER NOT NULL,
+        errors_json  TEXT NOT NULL,
+        is_review    INTEGER NOT NULL,
+        duration_ms  INTEGER NOT NULL,
+        created_at   TEXT NOT NULL
+      ) STRICT;
+      -- reports aggregate a user's attempts by day; the scene reads a material's recent attempts
+      CREATE INDEX recitation_history_user_time ON recitation_history(user_id, created_at);
+      CREATE INDEX recitation_history_user_material ON recitation_history(user_id, material_id, created_at);
+
+      CREATE TABLE recitation_error_pattern (
+        id                INTEGER PRIMARY KEY,
+        user_id           TEXT NOT NULL,
+        error_type        TEXT NOT NULL,
+        material_id       TEXT NOT NULL,
+        content           TEXT NOT NULL,
+        occurrence_count  INTEGER NOT NULL,
+        memory_tip        TEXT,
+        tip_source        TEXT,
+        first_seen        TEXT NOT NULL,
+        last_seen         TEXT NOT NULL,
+        UNIQUE (user_id, material_id, error_type, content)
+      ) STRICT;
+
+      CREATE TABLE recitation_review_schedule (
+        user_id         TEXT NOT NULL,
+        material_id     TEXT NOT NULL,
+        step            INTEGER NOT NULL,
+        due_at          TEXT NOT NULL,
+        last_review_at  TEXT NOT NULL,
+        last_accuracy   INTEGER NOT NULL,
+        created_at      TEXT NOT NULL,
+        PRIMARY KEY (user_id, material_id)
+      ) STRICT;
+      -- "what is due now, ordered by due time"
+      CREATE INDEX recitation_review_due ON recitation_review_schedule(user_id, due_at);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length === 0 ? 0 : (MIGRATIONS[MIGRATIONS.length - 1] as Migration).version;

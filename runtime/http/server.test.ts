@@ -104,7 +104,9 @@ describe('http server', () => {
     const start = await say('我要背床前明月光那首');
     expect(start).toMatchObject({ scene: 'recite', phase: 'listening' });
     expect(start.content.card?.title).toBe('《静夜思》');
-    expect(await say('床前明月光疑是地上霜举头望明月低头思故乡')).toMatchObject({ scene: 'recite', phase: 'listening' });
+    const retry = await say('床前明月光疑是地上霜举头望明月');
+    expect(retry).toMatchObject({ scene: 'recite', phase: 'listening' });
+    expect(retry.content.text).toContain('再试一次');
     const exit = await say('我不想背了');
     expect(exit).toMatchObject({ scene: 'chat', phase: 'idle' });
     expect(exit.content.text).toContain('背诵先停一下');
@@ -113,6 +115,7 @@ describe('http server', () => {
     const session = new SessionStore(app.db()).load('default', new Date()).session;
     expect(session.active_scene).toBe('chat');
     expect(session.scene_states.recite).toMatchObject({ phase: 'listening', material_id: 'jing-ye-si', attempts: 1 });
+    expect(app.db().prepare('SELECT accuracy, need_retry FROM recitation_history').all()).toEqual([{ accuracy: 75, need_retry: 1 }]);
     c.ws.close();
   });
 

@@ -47,7 +47,8 @@ export function createEffectRunner(drivers: Drivers, bus: EventBus<LampEvents>):
             break;
           case 'cloud_call':
           case 'persist':
-            // persist is written inside the turn's transaction; cloud calls go through sync.
+          case 'learning_record':
+            // persist and learning records are written inside the turn's transaction; cloud calls go through sync.
             break;
         }
       } catch (err) {

@@ -26,6 +26,12 @@ export interface PipelineDeps {
   log: Logger;
   guard?: GuardConfig;
   idleResetMinutes?: () => number;
+  /** What a scene needs read before its step (e.g. recitation memory), passed as the event's context. */
+  sceneContext?: Partial<Record<SceneName, () => unknown>>;
+  /** Stores learning records inside the turn's transaction, by kind. */
+  records?: { recitation_attempt?: (data: Record<string, unknown>, now: Date) => void };
+  /** Called with the turn's time inside its transaction (the monotonic clock's high-water mark). */
+  observeTime?: (now: Date) => void;
   /** Called after every turn, once its effects ran. */
   onTurn?: (envelope: ResponseEnvelope, source: string) => void;
   now?: () => Date;
@@ -161,7 +167,7 @@ export class TurnPipeline {
       result = replyOnly(this.stateOf(session, active).state, UNAVAILABLE[decision.target_scene] ?? '这个我还不会。');
     } else if (decision.action === 'switch' || decision.action === 'exit') {
       const { state, resumed } = this.stateOf(session, target);
-      result = this.step(target, state, { type: 'enter', slots: decision.slots, now: nowIso, resumed, from: active });
+      result = this.step(target, state, { type: 'enter', slots: decision.slots, now: nowIso, resumed, from: active, context: this.deps.sceneContext?.[target]?.() });
     } else if (decision.message) {
       result = replyOnly(this.stateOf(session, active).state, decision.message);
     } else {
@@ -174,6 +180,7 @@ export class TurnPipeline {
         slots: decision.slots,
         now: nowIso,
         guard: { reason: decision.reason, target: decision.pending_switch?.target },
+        context: this.deps.sceneContext?.[active]?.(),
       });
     }
 
@@ -204,7 +211,15 @@ export class TurnPipeline {
 
   private commit(next: Session, result: StepResult<SceneState>, now: Date, traceId: string, event: Record<string, unknown>): void {
     this.deps.sessions.save(next);
-    for (const e of result.effects) if (e.type === 'persist') this.deps.outbox.append(e.stream, e.data, 1, now);
+    this.deps.observeTime?.(now);
+    for (const e of result.effects) {
+      if (e.type === 'persist') this.deps.outbox.append(e.stream, e.data, 1, now);
+      if (e.type === 'learning_record') {
+        const store = this.deps.records?.[e.kind];
+        if (!store) throw new LampError(ErrorCode.SCENE_STEP_FAILED, `no store for learning records of kind ${e.kind}`, { kind: e.kind });
+        store(e.data, now);
+      }
+    }
     this.deps.outbox.append('event', { kind: 'turn', trace_id: traceId, ...event }, 1, now);
   }
 }

@@ -1,0 +1,69 @@
+import type { Card } from '../types.js';
+import type { Material } from './material.js';
+import { findPattern, localTip, type PatternMemory } from './patterns.js';
+import type { RecitationError, ScoreResult } from './score.js';
+
+export interface PatternUpdate {
+  error_type: RecitationError['type'];
+  content: string;
+  /** Set when this is the second (or later) time and the pattern has no tip yet. */
+  tip: string | null;
+}
+
+export interface Feedback {
+  text: string;
+  card: Card;
+  updates: PatternUpdate[];
+}
+
+const MAX_SPOKEN = 2;
+
+function sentenceText(m: Material, sentence: number): string {
+  const parts = m.text.split(m.kind === 'english' ? /[,.!?;\n]/ : /[，。！？；：、,.!?;:\n]/).map((s) => s.trim()).filter(Boolean);
+  return parts[sentence - 1] ?? '';
+}
+
+function describe(e: RecitationError): string {
+  switch (e.type) {
+    case 'omission':
+      return `${e.position}漏了“${e.expected}”`;
+    case 'insertion':
+      return `${e.position}前面多了“${e.actual}”`;
+    case 'order':
+      return `${e.position}应该是“${e.expected}”，顺序反了`;
+    case 'mispronounced':
+      return `${e.position}“${e.expected}”的读音再注意一下`;
+    case 'wrong_word':
+      return `${e.position}应该是“${e.expected}”`;
+  }
+}
+
+/**
+ * Short, encouraging spoken feedback and the projector card. An error seen for the first time
+ * at this spot: just the right text. Seen before: also a memory tip — the stored one if there
+ * is one, else a new local one that is then stored and reused.
+ */
+export function buildFeedback(m: Material, result: ScoreResult, patterns: readonly PatternMemory[], content: (e: RecitationError) => string): Feedback {
+  const updates: PatternUpdate[] = [];
+  const spoken: string[] = [];
+  for (const e of result.errors) {
+    const known = findPattern(patterns, m.id, e);
+    const seenBefore = (known?.occurrence_count ?? 0) >= 1;
+    const tip = seenBefore ? (known?.memory_tip ?? localTip(e, sentenceText(m, e.sentence))) : null;
+    updates.push({ error_type: e.type, content: content(e), tip: seenBefore && !known?.memory_tip ? tip : null });
+    if (spoken.length < MAX_SPOKEN) spoken.push(tip ? `${describe(e)}。${tip}` : `${describe(e)}。`);
+  }
+  let text: string;
+  if (result.errors.length === 0) text = `太棒了，${result.accuracy} 分，一个字都没错！`;
+  else if (!result.need_retry) text = `背得很好，${result.accuracy} 分！${spoken.join('')}`;
+  else text = `已经背下来不少了，${result.accuracy} 分。${spoken.join('')}我们再试一次好吗？`;
+  if (result.errors.length > MAX_SPOKEN) text += `还有 ${result.errors.length - MAX_SPOKEN} 处在投影上标出来了。`;
+  const card: Card = {
+    kind: 'recite',
+    title: `《${m.title}》`,
+    subtitle: `${result.accuracy} 分`,
+    lines: m.text.split('\n'),
+    marks: result.errors.map((e) => ({ sentence: e.sentence, char: e.char, type: e.type, expected: e.expected, actual: e.actual })),
+  };
+  return { text, card, updates };
+}

@@ -1,0 +1,38 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+const KEY = 'clock_high_water';
+
+/**
+ * The lamp's clock for learning data: never earlier than the latest time it has already
+ * written. After a power loss without network the wall clock may come back in the past; the
+ * lamp then keeps using the high-water mark until the wall clock catches up, so schedules,
+ * histories and reports never go backwards. The mark is saved inside each turn's transaction.
+ */
+export class MonotonicClock {
+  private highWater: number;
+  private readonly save: Statement<[string, string, string]>;
+
+  constructor(db: Database, private readonly wall: () => number = Date.now) {
+    const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(KEY) as { value: string } | undefined;
+    this.highWater = row ? Date.parse(row.value) || 0 : 0;
+    this.save = db.prepare('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at');
+  }
+
+  now(): Date {
+    return new Date(Math.max(this.wall(), this.highWater));
+  }
+
+  /** Whether the wall clock is behind what the lamp has already seen. */
+  get wallIsBehind(): boolean {
+    return this.wall() < this.highWater;
+  }
+
+  /** Records a time that was used (call inside the transaction that used it). */
+  observe(at: Date): void {
+    const t = at.getTime();
+    if (t <= this.highWater) return;
+    this.highWater = t;
+    const iso = at.toISOString();
+    this.save.run(KEY, iso, iso);
+  }
+}

@@ -1,0 +1,98 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { PatternUpdate } from '../scenes/recite/feedback.js';
+import type { PatternMemory } from '../scenes/recite/patterns.js';
+import type { ReviewEntry } from '../scenes/recite/schedule.js';
+import type { ReciteContext } from '../scenes/recite/scene.js';
+import type { RecitationError } from '../scenes/recite/score.js';
+import type { SqliteOutbox } from './outbox.js';
+
+export interface RecitationAttempt {
+  material_id: string;
+  expected: string;
+  recited: string;
+  accuracy: number;
+  need_retry: boolean;
+  errors: RecitationError[];
+  is_review: boolean;
+  duration_ms: number;
+  at: string;
+  pattern_updates: PatternUpdate[];
+  schedule: ReviewEntry | null;
+}
+
+interface PatternRow extends PatternMemory {
+  id: number;
+}
+
+/**
+ * The recitation tables. `record` must run inside the turn's transaction: the attempt, the
+ * error patterns it touches, the schedule and their upward records commit together or not at all.
+ */
+export class RecitationStore {
+  private readonly patternsOf: Statement<[string], PatternRow>;
+  private readonly scheduleOf: Statement<[string], ReviewEntry>;
+  private readonly dueStmt: Statement<[string, string], ReviewEntry>;
+  private readonly insertHistory: Statement<unknown[]>;
+  private readonly bumpPattern: Statement<unknown[]>;
+  private readonly insertPattern: Statement<unknown[]>;
+  private readonly getPattern: Statement<[number], Record<string, unknown>>;
+  private readonly upsertSchedule: Statement<unknown[]>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: SqliteOutbox,
+  ) {
+    this.patternsOf = db.prepare('SELECT id, error_type, material_id, content, occurrence_count, memory_tip FROM recitation_error_pattern WHERE user_id = ?');
+    this.scheduleOf = db.prepare('SELECT material_id, step, due_at, last_review_at, last_accuracy, created_at FROM recitation_review_schedule WHERE user_id = ?');
+    this.dueStmt = db.prepare('SELECT material_id, step, due_at, last_review_at, last_accuracy, created_at FROM recitation_review_schedule WHERE user_id = ? AND due_at <= ? ORDER BY due_at');
+    this.insertHistory = db.prepare(
+      'INSERT INTO recitation_history (user_id, material_id, expected, recited, accuracy, need_retry, errors_json, is_review, duration_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    // count + 1 in SQL, never read-modify-write in JS: two writers cannot lose a count.
+    this.bumpPattern = db.prepare(
+      "UPDATE recitation_error_pattern SET occurrence_count = occurrence_count + 1, last_seen = ?, memory_tip = COALESCE(memory_tip, ?), tip_source = COALESCE(tip_source, CASE WHEN ? IS NULL THEN NULL ELSE 'local' END) WHERE id = ?",
+    );
+    this.insertPattern = db.prepare(
+      "INSERT INTO recitation_error_pattern (user_id, error_type, material_id, content, occurrence_count, memory_tip, tip_source, first_seen, last_seen) VALUES (?, ?, ?, ?, 1, ?, CASE WHEN ? IS NULL THEN NULL ELSE 'local' END, ?, ?) ON CONFLICT (user_id, material_id, error_type, content) DO UPDATE SET occurrence_count = occurrence_count + 1, last_seen = excluded.last_seen RETURNING id",
+    );
+    this.getPattern = db.prepare('SELECT * FROM recitation_error_pattern WHERE id = ?');
+    this.upsertSchedule = db.prepare(
+      `INSERT INTO recitation_review_schedule (user_id, material_id, step, due_at, last_review_at, last_accuracy, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (user_id, material_id) DO UPDATE SET step = excluded.step, due_at = excluded.due_at, last_review_at = excluded.last_review_at, last_accuracy = excluded.last_accuracy`,
+    );
+  }
+
+  context(userId: string): ReciteContext {
+    return { patterns: this.patternsOf.all(userId), schedule: this.scheduleOf.all(userId) };
+  }
+
+  /** Reviews due at `now`, earliest first. */
+  due(userId: string, now: string): ReviewEntry[] {
+    return this.dueStmt.all(userId, now);
+  }
+
+  record(userId: string, a: RecitationAttempt, now: Date): void {
+    const info = this.insertHistory.run(userId, a.material_id, a.expected, a.recited, a.accuracy, a.need_retry ? 1 : 0, JSON.stringify(a.errors), a.is_review ? 1 : 0, a.duration_ms, a.at);
+    this.outbox.append('recitation_history', { history_id: Number(info.lastInsertRowid), user_id: userId, material_id: a.material_id, accuracy: a.accuracy, need_retry: a.need_retry, errors: a.errors, is_review: a.is_review, duration_ms: a.duration_ms, created_at: a.at }, 1, now);
+
+    const existing = this.patternsOf.all(userId);
+    for (const u of a.pattern_updates) {
+      if (!u.content) continue;
+      const match = existing.find((p) => p.material_id === a.material_id && p.error_type === u.error_type && (p.content === u.content || p.content.includes(u.content) || u.content.includes(p.content)));
+      let id: number;
+      if (match) {
+        this.bumpPattern.run(a.at, u.tip, u.tip, match.id);
+        id = match.id;
+      } else {
+        id = (this.insertPattern.get(userId, u.error_type, a.material_id, u.content, u.tip, u.tip, a.at, a.at) as { id: number }).id;
+      }
+      this.outbox.append('error_pattern', this.getPattern.get(id) ?? {}, 1, now);
+    }
+
+    if (a.schedule) {
+      const s = a.schedule;
+      this.upsertSchedule.run(userId, s.material_id, s.step, s.due_at, s.last_review_at, s.last_accuracy, s.created_at);
+      this.outbox.append('review_schedule', { user_id: userId, ...s }, 1, now);
+    }
+  }
+}
