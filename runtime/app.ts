@@ -83,7 +83,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     async start() {
       if (!db) throw new Error('storage is not open');
       const outbox = new SqliteOutbox(db);
-      const recitations = new RecitationStore(db, outbox);
+      const recitations = new RecitationStore(db, outbox, library);
       const clock = new MonotonicClock(db);
       if (clock.wallIsBehind) log.warn({ wall: new Date().toISOString(), using: clock.now().toISOString() }, 'the wall clock is behind the last time the lamp used; using the later one');
       pipeline = new TurnPipeline({

@@ -23,6 +23,9 @@ function seed(db: Database, version: number): void {
     db.prepare("INSERT INTO outbox (id, stream, schema, ts, data_json) VALUES ('r1', 'event', 1, 't', '{}')").run();
   }
   if (version >= 2) db.prepare("INSERT INTO meta (key, value, updated_at) VALUES ('k', 'v', 't')").run();
+  if (version >= 4) {
+    db.prepare("INSERT INTO recitation_report (user_id, period, period_start, attempts, avg_accuracy, data_json, wording, wording_source, created_at, updated_at) VALUES ('u', 'day', '2026-11-22', 1, 90, '{}', 'w', 'local', 't', 't')").run();
+  }
   if (version >= 3) {
     db.prepare("INSERT INTO recitation_history (user_id, material_id, expected, recited, accuracy, need_retry, errors_json, is_review, duration_ms, created_at) VALUES ('u', 'm', 'e', 'r', 90, 0, '[]', 0, 1000, 't')").run();
   }

@@ -98,6 +98,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX recitation_review_due ON recitation_review_schedule(user_id, due_at);
     `,
   },
+  {
+    version: 4,
+    name: 'recitation reports',
+    up: `
+      -- one row per user, period and period start: regenerating a report updates it
+      CREATE TABLE recitation_report (
+        user_id         TEXT NOT NULL,
+        period          TEXT NOT NULL CHECK (period IN ('day', 'week')),
+        period_start    TEXT NOT NULL,
+        attempts        INTEGER NOT NULL,
+        avg_accuracy    INTEGER,
+        data_json       TEXT NOT NULL,
+        wording         TEXT NOT NULL,
+        wording_source  TEXT NOT NULL,
+        created_at      TEXT NOT NULL,
+        updated_at      TEXT NOT NULL,
+        PRIMARY KEY (user_id, period, period_start)
+      ) STRICT;
+      CREATE INDEX recitation_error_pattern_recent ON recitation_error_pattern(user_id, last_seen);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length === 0 ? 0 : (MIGRATIONS[MIGRATIONS.length - 1] as Migration).version;

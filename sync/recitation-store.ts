@@ -1,6 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { PatternUpdate } from '../scenes/recite/feedback.js';
 import type { PatternMemory } from '../scenes/recite/patterns.js';
+import type { ContentLibrary } from '../scenes/recite/material.js';
+import { type AttemptRow, type Period, type ReportData, type WeakPoint, aggregate, localDay, localWording, periodBounds } from '../scenes/recite/report.js';
 import type { ReviewEntry } from '../scenes/recite/schedule.js';
 import type { ReciteContext } from '../scenes/recite/scene.js';
 import type { RecitationError } from '../scenes/recite/score.js';
@@ -37,11 +39,21 @@ export class RecitationStore {
   private readonly insertPattern: Statement<unknown[]>;
   private readonly getPattern: Statement<[number], Record<string, unknown>>;
   private readonly upsertSchedule: Statement<unknown[]>;
+  private readonly attemptsBetween: Statement<[string, string, string], AttemptRow>;
+  private readonly weakBetween: Statement<[string, string, string], WeakPoint>;
+  private readonly upsertReport: Statement<unknown[]>;
 
   constructor(
     private readonly db: Database,
     private readonly outbox: SqliteOutbox,
+    private readonly library: ContentLibrary,
   ) {
+    this.attemptsBetween = db.prepare('SELECT material_id, accuracy, created_at FROM recitation_history WHERE user_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at');
+    this.weakBetween = db.prepare('SELECT material_id, error_type, content, occurrence_count FROM recitation_error_pattern WHERE user_id = ? AND last_seen >= ? AND last_seen < ? ORDER BY occurrence_count DESC LIMIT 3');
+    this.upsertReport = db.prepare(
+      `INSERT INTO recitation_report (user_id, period, period_start, attempts, avg_accuracy, data_json, wording, wording_source, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'local', ?, ?)
+       ON CONFLICT (user_id, period, period_start) DO UPDATE SET attempts = excluded.attempts, avg_accuracy = excluded.avg_accuracy, data_json = excluded.data_json, wording = excluded.wording, wording_source = excluded.wording_source, updated_at = excluded.updated_at`,
+    );
     this.patternsOf = db.prepare('SELECT id, error_type, material_id, content, occurrence_count, memory_tip FROM recitation_error_pattern WHERE user_id = ?');
     this.scheduleOf = db.prepare('SELECT material_id, step, due_at, last_review_at, last_accuracy, created_at FROM recitation_review_schedule WHERE user_id = ?');
     this.dueStmt = db.prepare('SELECT material_id, step, due_at, last_review_at, last_accuracy, created_at FROM recitation_review_schedule WHERE user_id = ? AND due_at <= ? ORDER BY due_at');
@@ -94,5 +106,24 @@ export class RecitationStore {
       this.upsertSchedule.run(userId, s.material_id, s.step, s.due_at, s.last_review_at, s.last_accuracy, s.created_at);
       this.outbox.append('review_schedule', { user_id: userId, ...s }, 1, now);
     }
+    const day = localDay(new Date(a.at));
+    this.report(userId, 'day', day, now);
+    this.report(userId, 'week', day, now);
+  }
+
+  /**
+   * (Re)generates the report of the period containing `day` (YYYY-MM-DD, local) and queues it
+   * upward. The same period always lands on the same row.
+   */
+  report(userId: string, period: Period, day: string, now: Date): ReportData & { wording: string } {
+    const { start, end, previousStart } = periodBounds(period, day);
+    const [s, e, p] = [start.toISOString(), end.toISOString(), previousStart.toISOString()];
+    const periodStart = localDay(start);
+    const data = aggregate(period, periodStart, this.attemptsBetween.all(userId, s, e), this.attemptsBetween.all(userId, p, s), this.weakBetween.all(userId, s, e), (id) => this.library.get(id)?.kind);
+    const wording = localWording(data, (id) => this.library.get(id)?.title ?? id);
+    const ts = now.toISOString();
+    this.upsertReport.run(userId, period, periodStart, data.attempts, data.avg_accuracy, JSON.stringify(data), wording, ts, ts);
+    this.outbox.append('report', { user_id: userId, ...data, wording, wording_source: 'local' }, 1, now);
+    return { ...data, wording };
   }
 }
