@@ -60,6 +60,27 @@ describe('simulator page in a real browser', () => {
     expect(await page.locator('#scene').getAttribute('data-phase')).toBe('idle');
   });
 
+  it('recitation: name a poem, recite with a mistake, see it marked, retry, pass, and see the next review', async () => {
+    const page = await browser.newPage();
+    await page.goto(lamp.url + '/');
+    await page.locator('#status[data-state="open"]').waitFor();
+    const say = async (text: string): Promise<string> => {
+      const before = await page.locator('#log li.lamp').count();
+      await page.fill('#utterance', text);
+      await page.click('#say button[type=submit]');
+      await expect.poll(() => page.locator('#log li.lamp').count()).toBe(before + 1);
+      return (await page.locator('#log li.lamp').last().textContent()) ?? '';
+    };
+    await say('我要背登鹳雀楼');
+    const first = await say('白日依山尽黄河入海流更上一层楼');
+    expect(first).toContain('再试一次');
+    await expect.poll(() => page.locator('#projector .mark.omission').count()).toBeGreaterThan(0);
+    const second = await say('白日依山尽黄河入海流欲穷千里目更上一层楼');
+    expect(second).toContain('一个字都没错');
+    expect(second).toContain('明天我们再复习一次');
+    await expect.poll(() => page.locator('#projector .subtitle').textContent()).toContain('下次复习');
+  });
+
   it('an image uploaded on the page stands for the camera and gets a reply', async () => {
     const file = path.join(tempDir(), 'page.png');
     writeFileSync(file, PNG_1x1);

@@ -3,7 +3,7 @@ import { buildFeedback } from './feedback.js';
 import { builtinLibrary } from './library.js';
 import type { ContentLibrary, Material } from './material.js';
 import { type PatternMemory, patternContent } from './patterns.js';
-import { type ReviewEntry, isReview, nextSchedule } from './schedule.js';
+import { INTERVAL_DAYS, type ReviewEntry, isReview, nextSchedule } from './schedule.js';
 import { scoreRecitation, unitsOf, languageOf } from './score.js';
 
 export interface ReciteState extends SceneState {
@@ -77,6 +77,14 @@ export function createReciteScene(library: ContentLibrary = builtinLibrary()): S
     const fb = buildFeedback(m, result, ctx.patterns, patternContent);
     const entry = ctx.schedule.find((s) => s.material_id === m.id);
     const schedule = nextSchedule(entry, { material_id: m.id, accuracy: result.accuracy, passed: !result.need_retry, at: now });
+    const moved = schedule && schedule !== entry ? schedule : undefined;
+    let spoken = fb.text;
+    let shown = fb.card;
+    if (moved) {
+      const days = INTERVAL_DAYS[moved.step] as number;
+      spoken += days === 1 ? '明天我们再复习一次。' : `${days} 天后再复习一次。`;
+      shown = { ...fb.card, next_review: moved.due_at };
+    }
     const record: Effect = {
       type: 'learning_record',
       kind: 'recitation_attempt',
@@ -91,14 +99,14 @@ export function createReciteScene(library: ContentLibrary = builtinLibrary()): S
         duration_ms: state.started_at ? Math.max(0, Date.parse(now) - Date.parse(state.started_at)) : 0,
         at: now,
         pattern_updates: fb.updates,
-        schedule: schedule && schedule !== entry ? schedule : null,
+        schedule: moved ?? null,
       },
     };
     const gesture: Effect = { type: 'servo_gesture', gesture: result.need_retry ? 'shake' : 'nod' };
     const next: ReciteState = result.need_retry
       ? { ...state, phase: 'listening', attempts: state.attempts + 1, started_at: now }
       : { ...state, phase: 'done', attempts: state.attempts + 1, started_at: null };
-    return out(next, fb.text, fb.card, [record, gesture]);
+    return out(next, spoken, shown, [record, gesture]);
   };
 
   return {

@@ -27,6 +27,7 @@
       projector.appendChild(p);
       return;
     }
+    if (card.next_review) card = Object.assign({}, card, { subtitle: (card.subtitle || '') + ' · 下次复习 ' + new Date(card.next_review).toLocaleDateString() });
     for (const key of ['title', 'subtitle']) {
       if (!card[key]) continue;
       const t = document.createElement('div');
@@ -34,10 +35,34 @@
       t.textContent = card[key];
       projector.appendChild(t);
     }
+    const marks = {};
+    for (const m of card.marks || []) marks[m.sentence + ':' + m.char] = m;
+    let sentence = 1;
+    let char = 0;
     for (const line of card.lines || []) {
       const div = document.createElement('div');
       div.className = 'line';
-      div.textContent = line;
+      if (!card.marks || card.marks.length === 0) {
+        div.textContent = line;
+      } else {
+        // Same positions as the checker: sentences end at punctuation, only characters count.
+        for (const ch of line) {
+          const span = document.createElement('span');
+          span.textContent = ch;
+          if (/[，。！？；：、,.!?;:]/.test(ch)) {
+            if (char > 0) { sentence++; char = 0; }
+          } else if (!/\s/.test(ch)) {
+            char++;
+            const m = marks[sentence + ':' + char];
+            if (m) {
+              span.className = 'mark ' + m.type;
+              span.title = m.type + (m.actual ? ': ' + m.actual : '');
+            }
+          }
+          div.appendChild(span);
+        }
+        if (char > 0) { sentence++; char = 0; }
+      }
       projector.appendChild(div);
     }
   }
