@@ -39,6 +39,7 @@
     for (const m of card.marks || []) marks[m.sentence + ':' + m.char] = m;
     let sentence = 1;
     let char = 0;
+    let carry = null; // a mark that spans several characters (an omitted or reordered run)
     for (const line of card.lines || []) {
       const div = document.createElement('div');
       div.className = 'line';
@@ -53,7 +54,9 @@
             if (char > 0) { sentence++; char = 0; }
           } else if (!/\s/.test(ch)) {
             char++;
-            const m = marks[sentence + ':' + char];
+            const m = marks[sentence + ':' + char] || (carry && carry.left > 0 ? carry.mark : null);
+            if (carry && carry.left > 0) carry.left--;
+            if (marks[sentence + ':' + char]) carry = { mark: m, left: Array.from(m.expected || '').length - 1 };
             if (m) {
               span.className = 'mark ' + m.type;
               span.title = m.type + (m.actual ? ': ' + m.actual : '');
