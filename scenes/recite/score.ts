@@ -139,47 +139,64 @@ function pairTable(exp: readonly string[], rec: readonly string[], lang: Lang): 
   return { e: E.idx, r: R.idx, table, width };
 }
 
+const DIAG = 0;
+const UP = 1; // expected unit with nothing recited: omission
+const LEFT = 2; // recited unit with no counterpart: insertion
+
 function align(exp: readonly string[], rec: readonly string[], lang: Lang): Op[] {
   const n = exp.length;
   const m = rec.length;
   const w = m + 1;
-  const dp = new Int32Array((n + 1) * w);
-  const codes = new Int8Array((n + 1) * w);
+  // Two rows of costs and one byte of direction per cell: the 600-character case stays in cache.
+  let prev = new Int32Array(w);
+  let cur = new Int32Array(w);
+  const dir = new Uint8Array((n + 1) * w);
   const pt = pairTable(exp, rec, lang);
-  const costOf = [COST.eq, COST.tol, COST.mis, COST.wrong];
-  for (let j = 1; j <= m; j++) dp[j] = j * COST.ins;
+  const { table, r: rIdx, width } = pt;
+  const costOf = Int32Array.of(COST.eq, COST.tol, COST.mis, COST.wrong);
+  const DEL = COST.del;
+  const INS = COST.ins;
+  for (let j = 1; j <= m; j++) {
+    prev[j] = j * INS;
+    dir[j] = LEFT;
+  }
   for (let i = 1; i <= n; i++) {
-    dp[i * w] = i * COST.del;
-    const row = (pt.e[i - 1] as number) * pt.width;
+    cur[0] = i * DEL;
+    const base = i * w;
+    dir[base] = UP;
+    const row = (pt.e[i - 1] as number) * width;
+    let leftCost = i * DEL;
     for (let j = 1; j <= m; j++) {
-      const code = pt.table[row + (pt.r[j - 1] as number)] as number;
-      codes[i * w + j] = code;
-      const diag = (dp[(i - 1) * w + j - 1] as number) + (costOf[code] as number);
-      const up = (dp[(i - 1) * w + j] as number) + COST.del;
-      const left = (dp[i * w + j - 1] as number) + COST.ins;
-      const best = up < left ? up : left;
-      dp[i * w + j] = diag < best ? diag : best;
+      const code = table[row + (rIdx[j - 1] as number)] as number;
+      const diag = (prev[j - 1] as number) + (costOf[code] as number);
+      const up = (prev[j] as number) + DEL;
+      const left = leftCost + INS;
+      const best = diag < up ? (diag < left ? diag : left) : up < left ? up : left;
+      // Preference on ties: a match, then omission, then insertion, then a substitution; so a
+      // transposition comes out as omission + match + insertion, which order detection sees.
+      const d = diag === best && code <= CODE_OF.tol ? DIAG : up === best ? UP : left === best ? LEFT : DIAG;
+      cur[j] = best;
+      leftCost = best;
+      dir[base + j] = d;
     }
+    const t = prev;
+    prev = cur;
+    cur = t;
   }
   const ops: Op[] = [];
   let i = n;
   let j = m;
   while (i > 0 || j > 0) {
-    const here = dp[i * w + j] as number;
-    const s = i > 0 && j > 0 ? (CODES[codes[i * w + j] as number] as 'eq' | 'tol' | 'mis' | 'wrong') : undefined;
-    const diagOk = s !== undefined && (dp[(i - 1) * w + j - 1] as number) + COST[s] === here;
-    if (diagOk && (s === 'eq' || s === 'tol')) {
-      ops.push({ op: s, e: i - 1, r: j - 1 });
-      i--;
-      j--;
-    } else if (i > 0 && (dp[(i - 1) * w + j] as number) + COST.del === here) {
+    const d = dir[i * w + j];
+    if (d === UP) {
       ops.push({ op: 'del', e: i - 1 });
       i--;
-    } else if (j > 0 && (dp[i * w + j - 1] as number) + COST.ins === here) {
+    } else if (d === LEFT) {
       ops.push({ op: 'ins', r: j - 1 });
       j--;
     } else {
-      ops.push({ op: s as 'mis' | 'wrong', e: i - 1, r: j - 1 });
+      const code = pt.table[(pt.e[i - 1] as number) * pt.width + (pt.r[j - 1] as number)] as number;
+      ops.push({ op: CODES[code] as 'eq' | 'tol' | 'mis' | 'wrong', e: i - 1, r: j - 1 });
       i--;
       j--;
     }
