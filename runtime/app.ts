@@ -6,6 +6,9 @@ import { chatScene } from '../scenes/chat/scene.js';
 import type { Scene, SceneName } from '../scenes/types.js';
 import { databasePath, ensureDataDir, openDatabase } from '../sync/db.js';
 import { SqliteOutbox } from '../sync/outbox.js';
+import { CommandHandler } from '../sync/commands.js';
+import { SyncService } from '../sync/service.js';
+import { setLiveConfig } from './config/live.js';
 import { MonotonicClock } from '../sync/clock.js';
 import { type RecitationAttempt, RecitationStore } from '../sync/recitation-store.js';
 import { EventBus } from './bus.js';
@@ -31,6 +34,7 @@ export interface App {
   bus: EventBus<LampEvents>;
   drivers: Drivers;
   http: HttpServer;
+  sync: SyncService | undefined;
   pipeline: () => TurnPipeline;
   db: () => Database;
   health: () => Record<string, unknown>;
@@ -75,6 +79,7 @@ export function createApp(config: LampConfig, log: Logger): App {
   };
 
   const library = builtinLibrary();
+  const matcher = new MaterialMatcher(library);
   const scenes: Record<SceneName, Scene | undefined> = { chat: chatScene as Scene, recite: createReciteScene(library) as Scene, homework: undefined };
   const driverComponents = Object.values(drivers).map((d: Device) => deviceComponent(d));
   const turn: Component = {
@@ -83,6 +88,8 @@ export function createApp(config: LampConfig, log: Logger): App {
     async start() {
       if (!db) throw new Error('storage is not open');
       const outbox = new SqliteOutbox(db);
+      library.upsert(CommandHandler.pushedMaterials(db));
+      matcher.reload();
       const recitations = new RecitationStore(db, outbox, library);
       const clock = new MonotonicClock(db);
       if (clock.wallIsBehind) log.warn({ wall: new Date().toISOString(), using: clock.now().toISOString() }, 'the wall clock is behind the last time the lamp used; using the later one');
@@ -94,9 +101,12 @@ export function createApp(config: LampConfig, log: Logger): App {
         records: { recitation_attempt: (data, t) => recitations.record(LEARNER, data as unknown as RecitationAttempt, t) },
         sessions: new SessionStore(db),
         outbox,
-        router: new IntentRouter(IntentClassifier.load(), new MaterialMatcher(library)).warmUp(),
+        router: new IntentRouter(IntentClassifier.load(), matcher).warmUp(),
         idleResetMinutes: () => config.session.idleResetMinutes,
-        onTurn: (envelope, source) => bus.emit('turn.completed', { envelope, source }),
+        onTurn: (envelope, source) => {
+          sync?.pump();
+          bus.emit('turn.completed', { envelope, source });
+        },
         scenes,
         runEffects: createEffectRunner(drivers, bus),
         log: child(log, 'turn'),
@@ -144,7 +154,31 @@ export function createApp(config: LampConfig, log: Logger): App {
     log: child(log, 'http'),
   });
 
-  const lifecycle = new Lifecycle([storage, ...driverComponents, turn, http], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
+  const sync = config.mqtt.url
+    ? new SyncService({
+        get db() {
+          if (!db) throw new Error('storage is not open');
+          return db;
+        },
+        get outbox() {
+          if (!db) throw new Error('storage is not open');
+          return new SqliteOutbox(db);
+        },
+        link: { url: config.mqtt.url, deviceId: config.deviceId, version: VERSION, credentialsFile: config.mqtt.credentialsFile, caFile: config.mqtt.caFile, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile },
+        commands: {
+          setConfig: (p, value) => setLiveConfig(config, p, value, log),
+          addMaterials: (materials) => {
+            library.upsert(materials);
+            matcher.reload();
+          },
+          bundle: () => ({ health: health(), config: { ...config, http: { ...config.http, token: config.http.token ? '[redacted]' : undefined } } }),
+          deliver: (params) => log.info({ kind: params.kind }, 'cloud result delivered'),
+        },
+        log: child(log, 'sync'),
+      })
+    : undefined;
+
+  const lifecycle = new Lifecycle([storage, ...(sync ? [sync] : []), ...driverComponents, turn, http], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
 
   return {
     config,
@@ -152,6 +186,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     bus,
     drivers,
     http,
+    sync,
     pipeline: () => {
       if (!pipeline) throw new Error('pipeline not started');
       return pipeline;

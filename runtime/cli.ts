@@ -14,6 +14,7 @@ commands:
   start      run the lamp (simulator drivers unless configured otherwise)
   doctor     check config, database, disk, drivers and models; non-zero exit when broken (--json)
   version    print the version and git revision
+  outbox-load --count N [--rate R]  write N synthetic upward records (a flood test; may run beside the lamp)
   route --jsonl  classify JSON lines {"id","text","scene"} from stdin (intent, confidence, slots)
   recite-check --jsonl  check recitations: JSON lines {"id","expected","recited"} from stdin
   config-docs  print the configuration reference (docs/configuration.md)
@@ -36,7 +37,7 @@ function loadOrExit(file: string | undefined): LampConfig {
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' } },
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, count: { type: 'string' }, rate: { type: 'string' } },
     allowPositionals: true,
     strict: false,
   });
@@ -51,6 +52,11 @@ async function main(argv: string[]): Promise<number> {
       const { VERSION, gitRevision } = await import('./version.js');
       console.log(`lamp ${VERSION}${gitRevision() ? ` (${gitRevision()})` : ''}`);
       return 0;
+    }
+    case 'outbox-load': {
+      const config = loadOrExit(configFile);
+      const { outboxLoadCommand } = await import('./commands/outbox-load.js');
+      return outboxLoadCommand(config, Number(values.count), values.rate === undefined ? undefined : Number(values.rate));
     }
     case 'route': {
       const { routeCommand } = await import('./commands/route.js');

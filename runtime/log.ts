@@ -43,8 +43,18 @@ export async function createLogger(opts: LogOptions): Promise<Logger> {
   return pino(options, (opts.destination as pino.DestinationStream | undefined) ?? pino.destination({ fd: 1, sync: true }));
 }
 
+const moduleLoggers = new Set<Logger>();
+
 export function child(log: Logger, module: string, bindings: Record<string, unknown> = {}): Logger {
-  return log.child({ ...bindings, module });
+  const c = log.child({ ...bindings, module });
+  moduleLoggers.add(c);
+  return c;
+}
+
+/** Changes the level of the root logger and of every module logger made from it (a live setting). */
+export function setLevel(root: Logger, level: string): void {
+  root.level = level;
+  for (const c of moduleLoggers) c.level = level;
 }
 
 /**

@@ -23,6 +23,7 @@ function seed(db: Database, version: number): void {
     db.prepare("INSERT INTO outbox (id, stream, schema, ts, data_json) VALUES ('r1', 'event', 1, 't', '{}')").run();
   }
   if (version >= 2) db.prepare("INSERT INTO meta (key, value, updated_at) VALUES ('k', 'v', 't')").run();
+  if (version >= 5) db.prepare("INSERT INTO command_log VALUES ('c1', 'set_config', 1, '{}', 't')").run();
   if (version >= 4) {
     db.prepare("INSERT INTO recitation_report (user_id, period, period_start, attempts, avg_accuracy, data_json, wording, wording_source, created_at, updated_at) VALUES ('u', 'day', '2026-11-22', 1, 90, '{}', 'w', 'local', 't', 't')").run();
   }

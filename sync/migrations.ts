@@ -119,6 +119,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX recitation_error_pattern_recent ON recitation_error_pattern(user_id, last_seen);
     `,
   },
+  {
+    version: 5,
+    name: 'cloud commands and pushed materials',
+    up: `
+      -- every command executed, so a repeated delivery is answered again, not executed again
+      CREATE TABLE command_log (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        ok           INTEGER NOT NULL,
+        result_json  TEXT NOT NULL,
+        created_at   TEXT NOT NULL
+      ) STRICT;
+      -- materials pushed by the cloud; they replace built-in ones with the same id
+      CREATE TABLE material (
+        id         TEXT PRIMARY KEY,
+        json       TEXT NOT NULL,
+        pushed_at  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length === 0 ? 0 : (MIGRATIONS[MIGRATIONS.length - 1] as Migration).version;

@@ -32,10 +32,16 @@ function coreTitle(title: string): string {
 }
 
 export class MaterialMatcher {
-  private readonly keys: Key[] = [];
+  private keys: Key[] = [];
 
-  constructor(library: ContentLibrary) {
-    for (const m of library.all()) {
+  constructor(private readonly library: ContentLibrary) {
+    this.reload();
+  }
+
+  /** Rebuilds the index, e.g. after the cloud pushed new materials. */
+  reload(): void {
+    this.keys = [];
+    for (const m of this.library.all()) {
       const t = units(coreTitle(m.title));
       if (t.length) this.keys.push({ material: m, kind: 'title', chars: t.join(m.kind === 'english' ? ' ' : ''), pinyin: pinyinKey(t), length: t.length });
       for (const line of m.text.split(/[，。！？；：、,.!?;:\n]/)) {

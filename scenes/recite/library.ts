@@ -1,7 +1,7 @@
 import english from './content/english.json' with { type: 'json' };
 import poems from './content/poems.json' with { type: 'json' };
 import texts from './content/texts.json' with { type: 'json' };
-import { type ContentLibrary, type Material, MaterialList, isMaterial } from './material.js';
+import { type Material, MaterialList, isMaterial } from './material.js';
 
 /** The materials that ship with the lamp (scenes/recite/content/*.json), checked once at load. */
 export function builtinMaterials(): Material[] {
@@ -11,6 +11,6 @@ export function builtinMaterials(): Material[] {
   return all as Material[];
 }
 
-export function builtinLibrary(): ContentLibrary {
+export function builtinLibrary(): MaterialList {
   return new MaterialList(builtinMaterials());
 }

@@ -48,4 +48,9 @@ export class MaterialList implements ContentLibrary {
   byTitle(title: string): Material | undefined {
     return this.all().find((m) => m.title === title);
   }
+
+  /** Adds or replaces materials (the cloud pushes new ones). */
+  upsert(materials: readonly Material[]): void {
+    for (const m of materials) this.byId.set(m.id, m);
+  }
 }
