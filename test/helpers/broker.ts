@@ -72,6 +72,10 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
   }
   const confFile = path.join(dir, 'mosquitto.conf');
   writeFileSync(confFile, conf.join('\n') + '\n');
+  // Started as root, mosquitto drops to its own user before it reads the password and ACL files.
+  const { chmodSync, readdirSync } = await import('node:fs');
+  chmodSync(dir, 0o755);
+  for (const f of readdirSync(dir)) chmodSync(path.join(dir, f), 0o644);
   let proc: ChildProcess | undefined;
   let output = '';
   const broker: Broker = {
