@@ -112,7 +112,14 @@ export function createApp(config: LampConfig, log: Logger): App {
         log: child(log, 'turn'),
       });
       const mic = drivers.microphone;
-      if (mic) mic.onText((text) => void pipeline?.handle({ type: 'utterance', text, source: 'microphone' }));
+      if (mic) {
+        mic.onText((text) => {
+          pipeline?.handle({ type: 'utterance', text, source: 'microphone' }).catch((err: unknown) => {
+            log.error({ err }, 'turn from the microphone failed');
+            bus.emit('speech', { traceId: 'error', text: '出了点小问题，我们再说一遍好吗？' });
+          });
+        });
+      }
     },
     async stop() {
       pipeline = undefined;

@@ -50,6 +50,19 @@ describe('a recitation from request to tomorrow’s review', () => {
     expect((app.drivers.servo as SimServo).history.length).toBeGreaterThan(0);
   });
 
+  it('reciting an English text is scored, even where its words would mean something else outside the scene', async () => {
+    app = await startTestApp();
+    const say = (text: string) => app!.pipeline().handle({ type: 'utterance', text, source: 'test' });
+    // fairly sure, not quite: the lamp asks first, and "yes" takes the child there with the material
+    expect(await say('I want to recite hello how are you')).toMatchObject({ scene: 'chat', phase: 'handoff_wait' });
+    expect(await say('yes')).toMatchObject({ scene: 'recite', phase: 'listening', content: { card: { title: '《Hello! How are you?》' } } });
+    // a first line alone: "What's your name?" would be a chat question elsewhere
+    expect(await say("What's your name")).toMatchObject({ scene: 'recite', phase: 'listening' });
+    const done = await say("Hello how are you I'm fine thank you and you I'm fine too what's your name my name is Sarah nice to meet you nice to meet you too goodbye bye");
+    expect(done).toMatchObject({ scene: 'recite', phase: 'done' });
+    expect(app.db().prepare('SELECT accuracy FROM recitation_history ORDER BY id DESC').get()).toEqual({ accuracy: 100 });
+  });
+
   it('a hint request and an unrelated remark are not scored as attempts', async () => {
     app = await startTestApp();
     const say = (text: string) => app!.pipeline().handle({ type: 'utterance', text, source: 'test' });

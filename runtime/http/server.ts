@@ -107,6 +107,9 @@ export class HttpServer implements Component {
     this.opts.bus.stop('http');
     for (const off of this.unsubscribe.splice(0)) off();
     for (const ws of this.clients) ws.close(1001, 'lamp stopping');
+    // A client that does not answer the close handshake must not hold the stop up.
+    await new Promise((r) => setTimeout(r, this.clients.size ? 200 : 0));
+    for (const ws of this.clients) ws.terminate();
     this.wss?.close();
     const server = this.server;
     if (!server) return;
@@ -121,7 +124,13 @@ export class HttpServer implements Component {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://lamp');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://lamp');
+    } catch {
+      sendError(res, 400, ErrorCode.API_BAD_MESSAGE, 'bad request');
+      return;
+    }
     if (req.method === 'GET' && url.pathname === '/healthz') {
       const health = this.opts.health();
       sendJson(res, health.status === 'ok' ? 200 : 503, health);
@@ -192,10 +201,15 @@ export class HttpServer implements Component {
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://lamp');
     const refuse = (status: number, text: string): void => {
       socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     };
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://lamp');
+    } catch {
+      return refuse(400, 'Bad Request');
+    }
     if (url.pathname !== '/ws') return refuse(404, 'Not Found');
     if (!tokenMatches(requestToken(req), this.opts.token)) {
       this.opts.log.warn({ remote: req.socket.remoteAddress }, 'websocket refused: bad token');

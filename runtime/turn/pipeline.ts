@@ -5,6 +5,7 @@ import type { SqliteOutbox } from '../../sync/outbox.js';
 import { ErrorCode, LampError, formatCode } from '../errors.js';
 import { type Logger, utteranceForLog } from '../log.js';
 import { DEFAULT_GUARD, type Decision, type GuardConfig, decide, stickyUntil } from './guardrails.js';
+import { checkUtterance } from './input.js';
 import { type ResponseEnvelope, envelope } from './response.js';
 import type { Route, Router } from './router.js';
 import { DEFAULT_SESSION_ID, type Session, type SessionStore } from './session.js';
@@ -49,6 +50,8 @@ interface Outcome {
   decision: Decision | null;
 }
 
+const MAX_QUEUED = 16;
+
 const UNAVAILABLE: Partial<Record<SceneName, string>> = {
   homework: '检查作业的本领我还在学，很快就能帮你看啦。我们先背一首古诗好吗？',
   recite: '背诵的本领我还在学，很快就能听你背啦。',
@@ -74,8 +77,13 @@ export class TurnPipeline {
     this.now = deps.now ?? (() => new Date());
   }
 
+  private waiting = 0;
+
+  /** Turns run one at a time; past MAX_QUEUED waiting turns a new one is refused (a flooding client). */
   handle(input: TurnInput): Promise<ResponseEnvelope> {
-    const run = this.queue.then(() => this.run(input));
+    if (this.waiting >= MAX_QUEUED) return Promise.reject(new LampError(ErrorCode.INPUT_REJECTED, `more than ${MAX_QUEUED} turns are waiting; try again in a moment`));
+    this.waiting++;
+    const run = this.queue.then(() => this.run(input)).finally(() => this.waiting--);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -99,15 +107,16 @@ export class TurnPipeline {
     else log.info({ source: input.source }, 'turn input: image');
 
     let routeUs = 0;
+    // IMMEDIATE: the turn reads the session and then writes; taking the write lock first means a
+    // second writer (e.g. `lamp outbox-load`) makes it wait (busy_timeout), never fail midway.
     const outcome = this.deps.db.transaction((): Outcome => {
       const session = this.loadSession(now, log);
       if (input.type === 'image') return this.imageTurn(session, input, now, traceId);
-      const r0 = performance.now();
-      const route = this.deps.router.route(input.text, session.active_scene);
-      routeUs = (performance.now() - r0) * 1000;
+      // Unusable input is turned away before the router spends any time on it.
+      const route: Route = checkUtterance(input.text).ok ? this.routeTimed(input.text, session, (us) => (routeUs = us)) : { intent: 'chat', confidence: 'LOW', slots: {}, probability: 0 };
       const decision = decide({ text: input.text, session, route, now }, this.deps.guard ?? DEFAULT_GUARD);
       return this.execute(session, decision, route, input.text, now, traceId);
-    })();
+    }).immediate();
 
     const { session, result, route, decision } = outcome;
     log.info(
@@ -133,6 +142,16 @@ export class TurnPipeline {
     log.info({ ms: out.processing_time_ms, route_us: Math.round(routeUs) }, 'turn done');
     this.deps.onTurn?.(out, input.source);
     return out;
+  }
+
+  private routeTimed(text: string, session: Session, took: (us: number) => void): Route {
+    const t0 = performance.now();
+    // A scene that works on one material names it in its state (material_id) while listening.
+    const state = session.scene_states[session.active_scene];
+    const focus = state?.phase === 'listening' && typeof state.material_id === 'string' ? state.material_id : undefined;
+    const r = this.deps.router.route(text, session.active_scene, focus);
+    took((performance.now() - t0) * 1000);
+    return r;
   }
 
   private step(name: SceneName, state: SceneState, event: SceneEvent): StepResult<SceneState> {

@@ -12,7 +12,8 @@ export interface Route {
 }
 
 export interface Router {
-  route(text: string, scene: SceneName): Route;
+  /** `focus`: the material the active scene is working on (a recitation in progress). */
+  route(text: string, scene: SceneName, focus?: string): Route;
 }
 
 /** Tier 1: the trained classifier plus slot extraction. Classifies only; the guardrails decide. */
@@ -30,8 +31,11 @@ export class IntentRouter implements Router {
     return this;
   }
 
-  route(text: string, scene: SceneName): Route {
+  route(text: string, scene: SceneName, focus?: string): Route {
     const analyzed = analyze(text);
+    // Reciting the text in progress is carrying on with the scene, whatever the words would
+    // mean elsewhere ("What's your name?" is a line of an English text, not a question).
+    if (focus && this.matcher.isRecitationOf(analyzed, focus)) return { intent: 'continue_current', confidence: 'HIGH', probability: 1, slots: {} };
     const found = this.matcher.find(analyzed);
     const p = this.classifier.predict(analyzed, scene, materialHints(found));
     return { intent: p.intent, confidence: p.confidence, probability: p.probability, slots: extractSlots(text, p.intent, found) };

@@ -53,6 +53,22 @@ export class MaterialMatcher {
     }
   }
 
+  /**
+   * Whether an utterance is (a part of) reciting the given material: at least 70 % of its units
+   * (three or more) occur in the text, or it is exactly one of the text's lines.
+   */
+  isRecitationOf(a: Analyzed, materialId: string): boolean {
+    const m = this.library.get(materialId);
+    if (!m || a.units.length === 0) return false;
+    const english = m.kind === 'english';
+    const text = units(m.text);
+    const vocabulary = new Set(text);
+    const inside = a.units.filter((u) => vocabulary.has(u)).length;
+    if (a.units.length >= 3 && inside / a.units.length >= 0.7) return true;
+    const said = a.units.join(english ? ' ' : '');
+    return this.keys.some((k) => k.material === m && k.kind === 'line' && k.chars === said) || m.text.split(/[，。！？；：、,.!?;:\n]/).some((line) => units(line).join(english ? ' ' : '') === said);
+  }
+
   /** The best-matching material, or undefined when the utterance names none. */
   match(text: string): Material | undefined {
     return this.find(analyze(text))?.material;
