@@ -97,6 +97,8 @@ export class RecitationStore {
         id = match.id;
       } else {
         id = (this.insertPattern.get(userId, u.error_type, a.material_id, u.content, u.tip, u.tip, a.at, a.at) as { id: number }).id;
+        // a later error of the same attempt may be the same pattern (明月 after 月)
+        existing.push({ id, error_type: u.error_type, material_id: a.material_id, content: u.content, occurrence_count: 1, memory_tip: u.tip });
       }
       this.outbox.append('error_pattern', this.getPattern.get(id) ?? {}, 1, now);
     }

@@ -134,16 +134,17 @@ describe('lamp route --jsonl', () => {
       { id: 'a', text: '我要背床前明月光那首', scene: 'chat' },
       { id: 'b', text: '帮我检查数学作业', scene: 'chat' },
       { id: 'c', text: '不背了', scene: 'recite' },
-    ].map((l) => JSON.stringify(l)).join('\n') + '\n{oops\n' + JSON.stringify({ id: 'd', text: 'x', scene: 'garden' }) + '\n';
+    ].map((l) => JSON.stringify(l)).join('\n') + '\n{oops\n' + JSON.stringify({ id: 'd', text: 'x', scene: 'garden' }) + '\nnull\n';
     const r = runCli(['route', '--jsonl'], {}, input);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
     expect(lines[0]).toMatchObject({ id: 'a', intent: 'recite', slots: { material: '静夜思' } });
     expect(lines[1]).toMatchObject({ id: 'b', intent: 'homework', slots: { subject: '数学' } });
     expect(lines[2]).toMatchObject({ id: 'c', intent: 'exit_current', confidence: 'HIGH', slots: {} });
     expect(typeof lines[0]?.latency_us).toBe('number');
-    expect(lines[3]).toEqual({ id: null, error: 'not JSON' });
+    expect(lines[3]).toEqual({ id: null, error: 'not a JSON object' });
     expect(lines[4]).toMatchObject({ id: 'd', error: expect.stringContaining('scene') });
+    expect(lines[5]).toEqual({ id: null, error: 'not a JSON object' });
     expect(r.code).toBe(2);
   });
 });
@@ -154,6 +155,7 @@ describe('lamp recite-check --jsonl', () => {
       JSON.stringify({ id: 1, expected: '春眠不觉晓，处处闻啼鸟。', recited: '春眠不觉晓处处温啼鸟' }),
       '{nope',
       JSON.stringify({ id: 3, expected: '，', recited: 'x' }),
+      'null',
       JSON.stringify({ id: 4, expected: 'Row, row, row your boat', recited: 'row row row your boat' }),
     ].join('\n');
     const r = runCli(['recite-check', '--jsonl'], {}, input);
@@ -165,9 +167,10 @@ describe('lamp recite-check --jsonl', () => {
       errors: [{ type: 'mispronounced', sentence: 2, char: 3, expected: '闻', actual: '温', position: '第2句第3字' }],
       tolerated: [],
     });
-    expect(lines[1]).toEqual({ id: null, error: 'not JSON' });
+    expect(lines[1]).toEqual({ id: null, error: 'not a JSON object' });
     expect(lines[2]).toMatchObject({ id: 3, error: expect.stringContaining('nothing to recite') });
-    expect(lines[3]).toMatchObject({ id: 4, accuracy: 100 });
+    expect(lines[3]).toEqual({ id: null, error: 'not a JSON object' });
+    expect(lines[4]).toMatchObject({ id: 4, accuracy: 100 });
     expect(r.code).toBe(2);
   });
 });

@@ -18,9 +18,10 @@ export async function reciteCheckCommand(): Promise<number> {
     let q: { id?: unknown; expected?: unknown; recited?: unknown };
     try {
       q = JSON.parse(line) as typeof q;
+      if (typeof q !== 'object' || q === null || Array.isArray(q)) throw new Error('not an object');
     } catch {
       failures++;
-      out.push(JSON.stringify({ id: null, error: 'not JSON' }) + '\n');
+      out.push(JSON.stringify({ id: null, error: 'not a JSON object' }) + '\n');
       continue;
     }
     if (typeof q.expected !== 'string' || typeof q.recited !== 'string') {

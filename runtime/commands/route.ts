@@ -25,9 +25,10 @@ export async function routeCommand(): Promise<number> {
     let q: { id?: unknown; text?: unknown; scene?: unknown };
     try {
       q = JSON.parse(line) as typeof q;
+      if (typeof q !== 'object' || q === null || Array.isArray(q)) throw new Error('not an object');
     } catch {
       failures++;
-      process.stdout.write(JSON.stringify({ id: null, error: 'not JSON' }) + '\n');
+      process.stdout.write(JSON.stringify({ id: null, error: 'not a JSON object' }) + '\n');
       continue;
     }
     const scene = q.scene ?? 'chat';

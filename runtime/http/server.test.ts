@@ -68,6 +68,21 @@ describe('http server', () => {
     expect(html).toContain(app.token);
   });
 
+  it('a malformed upgrade request gets 400 and the server stays up', async () => {
+    app = await startTestApp();
+    const { connect } = await import('node:net');
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect(app!.http.address.port, '127.0.0.1', () => {
+        s.write('GET //[ HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+      });
+      let got = '';
+      s.on('data', (d) => (got += String(d)));
+      s.on('close', () => resolve(got));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+  });
+
   it('refuses WebSocket clients without the right token', async () => {
     app = await startTestApp();
     expect(await unexpectedStatus(wsUrl())).toBe(401);

@@ -37,9 +37,14 @@ describe('validateSession', () => {
     expect(r.session.active_scene).toBe('recite');
   });
 
-  it('chat is never reset', () => {
+  it('chat stays chat; an old unanswered confirmation question is dropped', () => {
     const s = { ...newSession('default', T) };
     expect(validateSession(s, 'default', minutes(60 * 48), 30).reset).toBeUndefined();
+    const asking: Session = { ...s, pending_switch: { target: 'recite', slots: {}, age_turns: 0 }, scene_states: { chat: { phase: 'handoff_wait', turns: 3 } } };
+    expect(validateSession(asking, 'default', minutes(5), 30)).toEqual({ session: asking });
+    const r = validateSession(asking, 'default', minutes(60 * 5), 30);
+    expect(r.reset).toBe('idle_timeout');
+    expect(r.session).toMatchObject({ active_scene: 'chat', pending_switch: null, scene_states: { chat: { phase: 'idle', turns: 3 } } });
   });
 
   it('a stored session that is not a session starts fresh, saying why', () => {

@@ -32,11 +32,17 @@ export function validateSession(raw: unknown, id: string, now: Date, idleMinutes
   const parsed = sessionSchema.safeParse(raw);
   if (!parsed.success) return { session: newSession(id, now), reset: 'corrupt' };
   const s = parsed.data as Session;
-  if (s.active_scene === 'chat') return { session: s };
   const last = new Date(s.last_activity);
   const idleMs = now.getTime() - last.getTime();
   const reason: ResetReason | undefined = idleMs < 0 ? undefined : localDay(now) !== localDay(last) ? 'another_day' : idleMs > idleMinutes * 60_000 ? 'idle_timeout' : undefined;
   if (!reason) return { session: s };
+  if (s.active_scene === 'chat') {
+    // Chat stays chat, but yesterday's unanswered question ("你是想背诵吗?") must not be
+    // answered by this morning's first "好".
+    const chat = s.scene_states.chat;
+    if (!s.pending_switch && (!chat || chat.phase === 'idle')) return { session: s };
+    return { session: { ...s, pending_switch: null, scene_states: { ...s.scene_states, chat: { ...chat, phase: 'idle' } } }, reset: reason };
+  }
   return {
     session: { ...s, active_scene: 'chat', pending_switch: null, sticky_until: null, scene_states: { ...s.scene_states, chat: { phase: 'idle', turns: 0 } } },
     reset: reason,

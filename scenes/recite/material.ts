@@ -25,7 +25,7 @@ export function isMaterial(x: unknown): x is Material {
     typeof m.author === 'string' && typeof m.dynasty === 'string' &&
     Number.isInteger(m.grade) && m.grade >= 1 && m.grade <= 6 &&
     (m.kind === 'poem' || m.kind === 'text' || m.kind === 'english') &&
-    typeof m.text === 'string' && m.text.trim().length > 0
+    typeof m.text === 'string' && /[\p{L}\p{N}]/u.test(m.text)
   );
 }
 
