@@ -68,6 +68,18 @@ describe('http server', () => {
     expect(html).toContain(app.token);
   });
 
+  it('does not give the page (and its token) to a request for another host name', async () => {
+    app = await startTestApp();
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve) => {
+      request({ host: '127.0.0.1', port: app!.http.address.port, path: '/', headers: { host: 'evil.example:8080' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).end();
+    });
+    expect(status).toBe(403);
+  });
+
   it('a malformed upgrade request gets 400 and the server stays up', async () => {
     app = await startTestApp();
     const { connect } = await import('node:net');

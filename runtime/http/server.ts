@@ -42,6 +42,19 @@ const PAGE_FILES: Record<string, string> = {
 
 const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
+function isLoopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}
+
+function isLoopbackHost(host: string | undefined): boolean {
+  const name = (host ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return name === 'localhost' || name === '127.0.0.1' || name === '::1';
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
@@ -138,6 +151,12 @@ export class HttpServer implements Component {
     }
     const page = PAGE_FILES[url.pathname];
     if (req.method === 'GET' && page && this.opts.simulatorPage) {
+      // The page carries the API token: only for a browser on this machine that asked for this
+      // machine by name (a loopback address and Host header, so DNS rebinding gets nothing).
+      if (!isLoopback(req.socket.remoteAddress) || !isLoopbackHost(req.headers.host)) {
+        sendError(res, 403, ErrorCode.API_UNAUTHORIZED, 'the simulator page is served to this machine only');
+        return;
+      }
       await this.servePage(res, page);
       return;
     }
@@ -152,7 +171,7 @@ export class HttpServer implements Component {
     let body = await readFile(path.join(projectRoot(), 'runtime', 'http', 'page', file), 'utf8');
     // The simulator page is served on loopback to whoever runs the lamp; it carries the token
     // so it can open the authenticated WebSocket like any other client.
-    if (file === 'index.html') body = body.replace('__LAMP_TOKEN__', this.opts.token).replace('__LAMP_DEVICE__', this.opts.deviceId);
+    if (file === 'index.html') body = body.replace('__LAMP_TOKEN__', () => escapeHtml(this.opts.token)).replace('__LAMP_DEVICE__', () => escapeHtml(this.opts.deviceId));
     res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'text/plain', 'cache-control': 'no-store' });
     res.end(body);
   }
