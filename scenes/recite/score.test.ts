@@ -73,6 +73,23 @@ describe('scoreRecitation', () => {
     expect(r.errors[0]).toMatchObject({ type: 'order', expected: '疑是地上霜', actual: '疑是地上霜' });
   });
 
+  it.each([
+    ['lines 3 and 4 swapped', JING_YE_SI, '床前明月光疑是地上霜低头思故乡举头望明月', '低头思故乡'],
+    ['the two halves swapped: one block', JING_YE_SI, '举头望明月低头思故乡床前明月光疑是地上霜', '举头望明月低头思故乡'],
+    ['crossed neighbours read as two substitutions', '上山打老虎。', '山上打老虎', '上山'],
+    ['one character moved within its sentence', '疑是地上霜。', '疑是霜地上', '霜'],
+    ['one character moved back within its sentence', '离离原上草，一岁一枯荣。', '离离原上草一一岁枯荣', '一'],
+  ])('order: %s is one order error', (_name, expected, recited, moved) => {
+    const r = scoreRecitation(expected, recited);
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]).toMatchObject({ type: 'order', expected: moved });
+  });
+
+  it('digits written by the recogniser are read as the numbers they stand for', () => {
+    expect(scoreRecitation('飞流直下三千尺，疑是银河落九天。', '飞流直下3000尺疑是银河落9天').accuracy).toBe(100);
+    expect(scoreRecitation('一去二三里，烟村四五家。', '1去23里烟村45家').accuracy).toBe(100);
+  });
+
   it('nothing recited: every sentence omitted, accuracy 0', () => {
     const r = scoreRecitation(JING_YE_SI, '');
     expect(r.accuracy).toBe(0);
