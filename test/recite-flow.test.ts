@@ -25,7 +25,8 @@ describe('a recitation from request to tomorrow’s review', () => {
     expect(first.content.text).toContain('“闻”的读音再注意一下');
     expect(first.content.text).not.toContain('读 wén');
     expect(first.content.text).toContain('再试一次');
-    expect(first.content.card).toMatchObject({ marks: expect.arrayContaining([expect.objectContaining({ type: 'mispronounced', sentence: 2, char: 3 })]) });
+    // 闻 is line 0, column 8 of "春眠不觉晓，处处闻啼鸟。"
+    expect(first.content.card).toMatchObject({ marks: expect.arrayContaining([expect.objectContaining({ type: 'mispronounced', line: 0, col: 8, len: 1 })]) });
 
     // the same slip again: now a memory tip, built locally from pinyin
     const second = await say('春眠不觉晓处处温啼鸟夜来风雨声花落知多少');

@@ -41,6 +41,23 @@ describe('recitation feedback', () => {
     const poor = scoreRecitation(m.text, '床前明月光');
     const fb = buildFeedback(m, poor, [], patternContent);
     expect(fb.text).toContain('再试一次');
-    expect(fb.card.marks).toHaveLength(poor.errors.length);
+    // three omitted lines: one mark per missing character, at the characters as written
+    expect(fb.card.marks).toHaveLength(15);
+    expect((fb.card.marks as { line: number; col: number }[])[0]).toMatchObject({ line: 0, col: 6, type: 'omission' });
+  });
+
+  it('marks are placed by line and column even past quotation marks, and English by word', () => {
+    const quoted = { ...m, id: 'q', text: '他说：“下雪啦。”\n雪地里来了一群小画家。' };
+    const fb = buildFeedback(quoted, scoreRecitation(quoted.text, '他说下雪啦雪地里来了一群小花家'), [], patternContent);
+    expect(fb.card.marks).toEqual([{ line: 1, col: 8, len: 1, type: 'mispronounced', actual: '花' }]);
+    const en = { ...m, id: 'e', kind: 'english' as const, text: 'Twinkle, twinkle, little star,\nHow I wonder what you are!' };
+    const fe = buildFeedback(en, scoreRecitation(en.text, 'twinkle twinkle little star how I wander what you are'), [], patternContent);
+    expect(fe.card.marks).toEqual([{ line: 1, col: 6, len: 6, type: 'wrong_word', actual: 'wander' }]);
+  });
+
+  it('words added after the end are said to come after it', () => {
+    const fb = buildFeedback(m, scoreRecitation(m.text, m.text + '床前明月光'), [], patternContent);
+    expect(fb.text).toContain('第4句后面多了“床前明月光”');
+    expect(fb.card.marks).toEqual([expect.objectContaining({ line: 1, col: 10, type: 'insertion-after' })]);
   });
 });

@@ -460,12 +460,14 @@ export function scoreRecitation(expectedText: string, recitedText: string): Scor
   // Everything else, in order; consecutive omissions within a sentence and consecutive
   // insertions are one error each.
   let correct = 0;
+  /** Where an insertion stands: before the next expected unit, or just after the last one. */
   const nextExpected = (k: number): Unit => {
     for (let x = k; x < ops.length; x++) {
       const o = ops[x] as Op;
       if (o.op !== 'ins') return exp[o.e] as Unit;
     }
-    return exp[exp.length - 1] as Unit;
+    const last = exp[exp.length - 1] as Unit;
+    return { ...last, char: last.char + 1 };
   };
   for (let k = 0; k < ops.length; k++) {
     const o = ops[k] as Op;

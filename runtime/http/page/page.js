@@ -35,39 +35,32 @@
       t.textContent = card[key];
       projector.appendChild(t);
     }
-    const marks = {};
-    for (const m of card.marks || []) marks[m.sentence + ':' + m.char] = m;
-    let sentence = 1;
-    let char = 0;
-    let carry = null; // a mark that spans several characters (an omitted or reordered run)
-    for (const line of card.lines || []) {
+    // Marks come with the line and column the checker means, so the page never counts itself.
+    const byLine = {};
+    for (const m of card.marks || []) {
+      const row = byLine[m.line] || (byLine[m.line] = []);
+      for (let i = 0; i < m.len; i++) row[m.col + i] = m;
+    }
+    (card.lines || []).forEach(function (line, index) {
       const div = document.createElement('div');
       div.className = 'line';
-      if (!card.marks || card.marks.length === 0) {
+      const row = byLine[index];
+      if (!row) {
         div.textContent = line;
       } else {
-        // Same positions as the checker: sentences end at punctuation, only characters count.
-        for (const ch of line) {
+        Array.from(line).forEach(function (ch, col) {
           const span = document.createElement('span');
           span.textContent = ch;
-          if (/[，。！？；：、,.!?;:]/.test(ch)) {
-            if (char > 0) { sentence++; char = 0; }
-          } else if (!/\s/.test(ch)) {
-            char++;
-            const m = marks[sentence + ':' + char] || (carry && carry.left > 0 ? carry.mark : null);
-            if (carry && carry.left > 0) carry.left--;
-            if (marks[sentence + ':' + char]) carry = { mark: m, left: Array.from(m.expected || '').length - 1 };
-            if (m) {
-              span.className = 'mark ' + m.type;
-              span.title = m.type + (m.actual ? ': ' + m.actual : '');
-            }
+          const m = row[col];
+          if (m) {
+            span.className = 'mark ' + m.type;
+            span.title = m.type + (m.actual ? ': ' + m.actual : '');
           }
           div.appendChild(span);
-        }
-        if (char > 0) { sentence++; char = 0; }
+        });
       }
       projector.appendChild(div);
-    }
+    });
   }
 
   function setStatus(state, text) {
