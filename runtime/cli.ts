@@ -17,6 +17,7 @@ commands:
   outbox-load --count N [--rate R]  write N synthetic upward records (a flood test; may run beside the lamp)
   route --jsonl  classify JSON lines {"id","text","scene"} from stdin (intent, confidence, slots)
   recite-check --jsonl  check recitations: JSON lines {"id","expected","recited"} from stdin
+  mqtt-docs    print the MQTT wire contract (docs/mqtt.md)
   config-docs  print the configuration reference (docs/configuration.md)
 
 configuration: a JSON file (--config or LAMP_CONFIG) and LAMP_* environment variables;
@@ -65,6 +66,11 @@ async function main(argv: string[]): Promise<number> {
     case 'recite-check': {
       const { reciteCheckCommand } = await import('./commands/recite-check.js');
       return reciteCheckCommand();
+    }
+    case 'mqtt-docs': {
+      const { mqttReference } = await import('../sync/contract-docs.js');
+      process.stdout.write(mqttReference());
+      return 0;
     }
     case 'config-docs': {
       const { configReference } = await import('./config/docs.js');
