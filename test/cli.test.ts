@@ -85,6 +85,23 @@ describe('lamp doctor', () => {
     expect(out.checks.find((c) => c.check === 'database')?.status).toBe('FAIL');
   });
 
+  it('fails when the device credentials file is readable by others, and passes at 0600', async () => {
+    const { chmodSync } = await import('node:fs');
+    const dir = tempDir();
+    const creds = path.join(dir, 'creds.json');
+    writeFileSync(creds, JSON.stringify({ password: 'device-secret-123' }), { mode: 0o644 });
+    chmodSync(creds, 0o644);
+    const env = { LAMP_DATA_DIR: dir, LAMP_MQTT_URL: 'mqtt://127.0.0.1:1', LAMP_MQTT_CREDENTIALS_FILE: creds };
+    const bad = runCli(['doctor'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/credentials\s+FAIL\s+.*chmod 600.*LAMP-1004/);
+    expect(bad.stdout).not.toContain('device-secret-123');
+    chmodSync(creds, 0o600);
+    const good = runCli(['doctor'], env);
+    expect(good.stdout).toMatch(/credentials\s+ok/);
+    expect(good.code).toBe(0);
+  });
+
   it('fails on invalid config', () => {
     const r = runCli(['doctor'], { LAMP_DATA_DIR: tempDir(), LAMP_HTTP_PORT: '-1' });
     expect(r.code).toBe(1);

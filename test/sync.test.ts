@@ -54,6 +54,22 @@ describe('sync over a real mosquitto', () => {
     expect(sim.statuses.get(deviceOf(a))).toMatchObject({ online: true });
   });
 
+  it('a recitation done offline reaches the cloud as soon as a broker is configured', async () => {
+    const { tempDir } = await import('./helpers/app.js');
+    const dataDir = tempDir();
+    const deviceId = `lamp-offline-${process.pid}`;
+    const offline = await startTestApp({ LAMP_DATA_DIR: dataDir, LAMP_DEVICE_ID: deviceId });
+    expect(offline.sync).toBeUndefined();
+    await offline.pipeline().handle({ type: 'utterance', text: '我要背静夜思', source: 'test' });
+    await offline.pipeline().handle({ type: 'utterance', text: '床前明月光疑是地上霜举头望明月低头思故乡', source: 'test' });
+    const queued = new SqliteOutbox(offline.db()).stats().pending;
+    expect(queued).toBeGreaterThan(3);
+    await offline.stop();
+    app = await startTestApp({ LAMP_DATA_DIR: dataDir, LAMP_DEVICE_ID: deviceId, LAMP_MQTT_URL: broker.url });
+    await expect.poll(() => sim.device(deviceId).contiguous, { timeout: 10_000 }).toBe(queued);
+    expect([...sim.device(deviceId).byId.values()].map((r) => r.stream)).toEqual(expect.arrayContaining(['recitation_history', 'review_schedule', 'report', 'event']));
+  });
+
   it('a turn’s records reach the cloud', async () => {
     const a = await lamp();
     await a.pipeline().handle({ type: 'utterance', text: '我要背静夜思', source: 'test' });

@@ -4,6 +4,7 @@ import { DEVICE_KINDS, bindingAvailable } from '../../drivers/index.js';
 import { checkModel, loadManifest } from '../../models/manifest.js';
 import { databasePath, ensureDataDir, integrityCheck, openDatabase } from '../../sync/db.js';
 import { LATEST_VERSION, schemaVersion } from '../../sync/migrations.js';
+import { readCredentials } from '../../sync/service.js';
 import { loadConfig } from '../config/load.js';
 import type { LampConfig } from '../config/schema.js';
 import { isLampError } from '../errors.js';
@@ -99,6 +100,18 @@ export function runChecks(configFile?: string, env: NodeJS.ProcessEnv = process.
     rows.push({ check: `tool ${cmd}`, status: present ? 'ok' : needed ? 'FAIL' : 'warn', detail: present ? 'present' : `missing (apt install alsa-utils)${needed ? `; the real ${kind} needs it` : ''}` });
   }
 
+  if (config.mqtt.credentialsFile) {
+    try {
+      readCredentials(config.mqtt.credentialsFile);
+      rows.push({ check: 'credentials', status: 'ok', detail: `${config.mqtt.credentialsFile} (mode 0600)` });
+    } catch (err) {
+      rows.push({ check: 'credentials', status: 'FAIL', detail: message(err) });
+    }
+  }
+  for (const key of ['caFile', 'certFile', 'keyFile'] as const) {
+    const file = config.mqtt[key];
+    if (file) rows.push({ check: `tls ${key}`, status: existsSync(file) ? 'ok' : 'FAIL', detail: existsSync(file) ? file : `${file} does not exist` });
+  }
   rows.push({ check: 'cloud', status: 'ok', detail: config.mqtt.url ? `broker ${config.mqtt.url.replace(/\/\/[^@/]*@/, '//***@')}` : 'offline: no broker configured, records stay queued' });
   return rows;
 }

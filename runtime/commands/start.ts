@@ -35,7 +35,9 @@ export async function startCommand(config: LampConfig, log: Logger): Promise<num
     await app.lifecycle.start();
   } catch (err) {
     log.fatal({ err: isLampError(err) ? err.toJSON() : err }, 'lamp failed to start');
-    return 1;
+    // A configuration problem found while starting (e.g. credentials readable by others) is
+    // still a configuration problem: 78, which systemd does not restart into.
+    return isLampError(err) && err.code >= 1000 && err.code < 2000 ? 78 : 1;
   }
   const { host, port } = app.http.address;
   log.info(
