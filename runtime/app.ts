@@ -43,6 +43,9 @@ export interface App {
 /** One child per lamp for now; the learning tables already carry a user id for more. */
 const LEARNER = 'default';
 
+/** How long a child waits for the cloud's answer before the lamp answers offline. */
+const CHAT_DEADLINE_MS = 2500;
+
 function deviceComponent(device: Device): Component {
   return {
     name: `driver:${device.kind}`,
@@ -103,6 +106,17 @@ export function createApp(config: LampConfig, log: Logger): App {
         outbox,
         router: new IntentRouter(IntentClassifier.load(), matcher).warmUp(),
         idleResetMinutes: () => config.session.idleResetMinutes,
+        prepare: async (scene, route, text, turnLog) => {
+          const cloud = sync?.cloud;
+          if (scene !== 'chat' || route.intent !== 'chat' || route.confidence === 'LOW' || !cloud?.available) return undefined;
+          try {
+            const r = await cloud.call('chat', { text }, CHAT_DEADLINE_MS);
+            return typeof r.text === 'string' ? { cloudReply: r.text.slice(0, 500) } : undefined;
+          } catch (err) {
+            turnLog.info({ err: (err as Error).message }, 'cloud chat not available for this turn; answering offline');
+            return undefined;
+          }
+        },
         onTurn: (envelope, source) => {
           sync?.pump();
           bus.emit('turn.completed', { envelope, source });

@@ -138,6 +138,23 @@ describe('sync over a real mosquitto', () => {
     expect(a.db().prepare('SELECT json FROM material').get()).toEqual({ json: JSON.stringify(material) });
   });
 
+  it('chat: online, an open question gets the cloud’s answer; the scene still answers when the cloud is gone', async () => {
+    const a = await lamp();
+    await expect.poll(() => a.sync?.health().connected, { timeout: 10_000 }).toBe(true);
+    const online = await a.pipeline().handle({ type: 'utterance', text: '为什么天是蓝色的呀', source: 'test' });
+    expect(online.content.text).toContain('云端模拟');
+    await broker.stop();
+    await expect.poll(() => a.sync?.health().connected, { timeout: 10_000 }).toBe(false);
+    const offline = await a.pipeline().handle({ type: 'utterance', text: '为什么天是蓝色的呀', source: 'test' });
+    expect(offline.content.text).not.toContain('云端模拟');
+    expect(offline.content.text).toContain('连上网');
+    expect(offline.processing_time_ms).toBeLessThan(500);
+    await broker.start();
+    await sim.stop();
+    sim = new CloudSimulator(broker.url);
+    await sim.start();
+  });
+
   it('cloud calls: answered within the deadline; offline callers hear "not now" at once', async () => {
     const a = await lamp();
     await expect.poll(() => a.sync?.health().connected, { timeout: 10_000 }).toBe(true);

@@ -29,6 +29,12 @@ export interface PipelineDeps {
   idleResetMinutes?: () => number;
   /** What a scene needs read before its step (e.g. recitation memory), passed as the event's context. */
   sceneContext?: Partial<Record<SceneName, () => unknown>>;
+  /**
+   * Asked before a turn's transaction, with the active scene and the route: what the scene
+   * needs from the cloud (e.g. an answer to an open question), within its deadline. Whatever it
+   * returns is added to the scene event's context; it must resolve, never reject.
+   */
+  prepare?: (scene: SceneName, route: Route, text: string, log: Logger) => Promise<Record<string, unknown> | undefined>;
   /** Stores learning records inside the turn's transaction, by kind. */
   records?: { recitation_attempt?: (data: Record<string, unknown>, now: Date) => void };
   /** Called with the turn's time inside its transaction (the monotonic clock's high-water mark). */
@@ -107,15 +113,24 @@ export class TurnPipeline {
     else log.info({ source: input.source }, 'turn input: image');
 
     let routeUs = 0;
+    // Routing is pure and needs only the session (turns run one at a time and only this
+    // process writes sessions), so it happens before the transaction — as does anything the
+    // scene needs from the cloud, which must not hold the database lock while it waits.
+    let routed: Route | undefined;
+    let prepared: Record<string, unknown> | undefined;
+    if (input.type === 'utterance') {
+      const before = this.loadSession(now, log);
+      // Unusable input is turned away before the router spends any time on it.
+      routed = checkUtterance(input.text).ok ? this.routeTimed(input.text, before, (us) => (routeUs = us)) : { intent: 'chat', confidence: 'LOW', slots: {}, probability: 0 };
+      prepared = await this.deps.prepare?.(before.active_scene, routed, input.text, log);
+    }
     // IMMEDIATE: the turn reads the session and then writes; taking the write lock first means a
     // second writer (e.g. `lamp outbox-load`) makes it wait (busy_timeout), never fail midway.
     const outcome = this.deps.db.transaction((): Outcome => {
       const session = this.loadSession(now, log);
-      if (input.type === 'image') return this.imageTurn(session, input, now, traceId);
-      // Unusable input is turned away before the router spends any time on it.
-      const route: Route = checkUtterance(input.text).ok ? this.routeTimed(input.text, session, (us) => (routeUs = us)) : { intent: 'chat', confidence: 'LOW', slots: {}, probability: 0 };
-      const decision = decide({ text: input.text, session, route, now }, this.deps.guard ?? DEFAULT_GUARD);
-      return this.execute(session, decision, route, input.text, now, traceId);
+      if (input.type === 'image' || !routed) return this.imageTurn(session, { source: input.source }, now, traceId);
+      const decision = decide({ text: input.text, session, route: routed, now }, this.deps.guard ?? DEFAULT_GUARD);
+      return this.execute(session, decision, routed, input.text, now, traceId, prepared);
     }).immediate();
 
     const { session, result, route, decision } = outcome;
@@ -171,7 +186,12 @@ export class TurnPipeline {
     return { state: scene ? scene.initial() : { phase: 'idle' }, resumed: false };
   }
 
-  private execute(session: Session, decision: Decision, route: Route, text: string, now: Date, traceId: string): Outcome {
+  private contextFor(scene: SceneName, prepared?: Record<string, unknown>): unknown {
+    const base = this.deps.sceneContext?.[scene]?.();
+    return prepared ? { ...(base as Record<string, unknown> | undefined), ...prepared } : base;
+  }
+
+  private execute(session: Session, decision: Decision, route: Route, text: string, now: Date, traceId: string, prepared?: Record<string, unknown>): Outcome {
     const nowIso = now.toISOString();
     const active = session.active_scene;
     let target = decision.target_scene;
@@ -186,7 +206,7 @@ export class TurnPipeline {
       result = replyOnly(this.stateOf(session, active).state, UNAVAILABLE[decision.target_scene] ?? '这个我还不会。');
     } else if (decision.action === 'switch' || decision.action === 'exit') {
       const { state, resumed } = this.stateOf(session, target);
-      result = this.step(target, state, { type: 'enter', slots: decision.slots, now: nowIso, resumed, from: active, context: this.deps.sceneContext?.[target]?.() });
+      result = this.step(target, state, { type: 'enter', slots: decision.slots, now: nowIso, resumed, from: active, context: this.contextFor(target) });
     } else if (decision.message) {
       result = replyOnly(this.stateOf(session, active).state, decision.message);
     } else {
@@ -199,7 +219,7 @@ export class TurnPipeline {
         slots: decision.slots,
         now: nowIso,
         guard: { reason: decision.reason, target: decision.pending_switch?.target },
-        context: this.deps.sceneContext?.[active]?.(),
+        context: this.contextFor(active, prepared),
       });
     }
 

@@ -15,8 +15,8 @@ function say(state: ChatState, text: string, phase: ChatState['phase']): StepRes
  * The chat scene. `clarify` asks one question when the router was unsure (LOW) — once: if the
  * next turn is unclear again it simply answers; `handoff_wait` asks to confirm a switch that
  * the router was only fairly sure of (MID). Offline it answers from a small set of kind replies.
- * The cloud's `chat` method will take over open questions when it is reachable (sync issue):
- * that seam is this step returning a `cloud_call` effect instead of an offline reply.
+ * When the cloud is reachable the runtime asks its `chat` method first (within a deadline) and
+ * hands the answer in as `context.cloudReply`; offline, or when it is late, the offline reply.
  */
 export const chatScene: Scene<ChatState> = {
   name: 'chat',
@@ -32,7 +32,9 @@ export const chatScene: Scene<ChatState> = {
         if (reason === 'confirm_start' && target) return say(state, CHAT_TEXT.handoff(target), 'handoff_wait');
         if (reason === 'declined') return say(state, CHAT_TEXT.declined, 'idle');
         if (reason === 'clarify' && state.phase !== 'clarify') return say(state, CHAT_TEXT.clarify, 'clarify');
-        return say(state, offlineReply(event.text, state.turns), 'idle');
+        // The cloud's answer when the runtime could get one in time; the offline reply otherwise.
+        const cloud = (event.context as { cloudReply?: unknown } | undefined)?.cloudReply;
+        return say(state, typeof cloud === 'string' && cloud.trim() ? cloud.trim() : offlineReply(event.text, state.turns), 'idle');
       }
     }
   },
