@@ -9,6 +9,7 @@ import { SqliteOutbox } from '../sync/outbox.js';
 import { CommandHandler } from '../sync/commands.js';
 import { SyncService } from '../sync/service.js';
 import { setLiveConfig } from './config/live.js';
+import { CloudUpgrades } from './cloud-upgrades.js';
 import { MonotonicClock } from '../sync/clock.js';
 import { type RecitationAttempt, RecitationStore } from '../sync/recitation-store.js';
 import { EventBus } from './bus.js';
@@ -35,6 +36,7 @@ export interface App {
   drivers: Drivers;
   http: HttpServer;
   sync: SyncService | undefined;
+  upgrades: CloudUpgrades | undefined;
   pipeline: () => TurnPipeline;
   db: () => Database;
   health: () => Record<string, unknown>;
@@ -66,6 +68,8 @@ export function createApp(config: LampConfig, log: Logger): App {
   const drivers = createDrivers(config);
   let db: Database | undefined;
   let pipeline: TurnPipeline | undefined;
+  let recitations: RecitationStore | undefined;
+  let clock: MonotonicClock | undefined;
 
   const storage: Component = {
     name: 'storage',
@@ -93,15 +97,16 @@ export function createApp(config: LampConfig, log: Logger): App {
       const outbox = new SqliteOutbox(db);
       library.upsert(CommandHandler.pushedMaterials(db));
       matcher.reload();
-      const recitations = new RecitationStore(db, outbox, library);
-      const clock = new MonotonicClock(db);
+      recitations = new RecitationStore(db, outbox, library);
+      clock = new MonotonicClock(db);
+      const store = recitations;
       if (clock.wallIsBehind) log.warn({ wall: new Date().toISOString(), using: clock.now().toISOString() }, 'the wall clock is behind the last time the lamp used; using the later one');
       pipeline = new TurnPipeline({
         db,
-        now: () => clock.now(),
-        observeTime: (t) => clock.observe(t),
-        sceneContext: { recite: () => recitations.context(LEARNER) },
-        records: { recitation_attempt: (data, t) => recitations.record(LEARNER, data as unknown as RecitationAttempt, t) },
+        observeTime: (t) => clock?.observe(t),
+        now: () => (clock as MonotonicClock).now(),
+        sceneContext: { recite: () => store.context(LEARNER) },
+        records: { recitation_attempt: (data, t) => store.record(LEARNER, data as unknown as RecitationAttempt, t) },
         sessions: new SessionStore(db),
         outbox,
         router: new IntentRouter(IntentClassifier.load(), matcher).warmUp(),
@@ -199,7 +204,9 @@ export function createApp(config: LampConfig, log: Logger): App {
       })
     : undefined;
 
-  const lifecycle = new Lifecycle([storage, ...(sync ? [sync] : []), ...driverComponents, turn, http], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
+  const upgrades = sync ? new CloudUpgrades(() => sync.cloud, () => recitations, () => clock?.now() ?? new Date(), child(log, 'cloud')) : undefined;
+
+  const lifecycle = new Lifecycle([storage, ...(sync ? [sync] : []), ...driverComponents, turn, http, ...(upgrades ? [upgrades] : [])], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
 
   return {
     config,
@@ -208,6 +215,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     drivers,
     http,
     sync,
+    upgrades,
     pipeline: () => {
       if (!pipeline) throw new Error('pipeline not started');
       return pipeline;

@@ -88,6 +88,19 @@ describe('RecitationStore', () => {
     ]);
   });
 
+  it('finished periods worded locally are offered for cloud wording, which replaces them once and is queued', () => {
+    const { db, store } = storeAt(path.join(tempDir(), 'lamp.db'));
+    db.transaction(() => store.record(U, attempt(new Date(2026, 10, 18, 12).toISOString(), 90), new Date()))();
+    expect(store.localReports('2026-11-18', 10)).toEqual([]); // the day itself is not finished yet
+    const offered = store.localReports('2026-11-22', 10).map((r) => `${r.period} ${r.period_start}`);
+    expect(offered).toEqual(['day 2026-11-18', 'week 2026-11-16']);
+    store.setCloudWording(U, 'day', '2026-11-18', 'cloud words', new Date());
+    store.setCloudWording(U, 'day', '2026-11-18', 'later words', new Date());
+    expect(db.prepare("SELECT wording, wording_source FROM recitation_report WHERE period = 'day'").get()).toEqual({ wording: 'cloud words', wording_source: 'cloud' });
+    const last = db.prepare("SELECT data_json FROM outbox WHERE stream = 'report' ORDER BY seq DESC LIMIT 1").get() as { data_json: string };
+    expect(JSON.parse(last.data_json)).toMatchObject({ wording: 'cloud words', wording_source: 'cloud', period: 'day' });
+  });
+
   it('due reviews come earliest first', () => {
     const { db, store } = storeAt(path.join(tempDir(), 'lamp.db'));
     const put = db.prepare('INSERT INTO recitation_review_schedule VALUES (?, ?, 0, ?, ?, 90, ?)');

@@ -74,6 +74,35 @@ export class RecitationStore {
     );
   }
 
+  /** Patterns whose tip is still the local template: the cloud may word them better. */
+  localTips(limit: number): { id: number; user_id: string; material_id: string; error_type: string; content: string; memory_tip: string }[] {
+    return this.db.prepare("SELECT id, user_id, material_id, error_type, content, memory_tip FROM recitation_error_pattern WHERE tip_source = 'local' ORDER BY last_seen DESC LIMIT ?").all(limit) as never;
+  }
+
+  /** Replaces a local tip with the cloud's (once; a cloud tip is never replaced) and queues the pattern upward. */
+  setCloudTip(id: number, tip: string, now: Date): void {
+    this.db.transaction(() => {
+      const changed = this.db.prepare("UPDATE recitation_error_pattern SET memory_tip = ?, tip_source = 'cloud' WHERE id = ? AND tip_source = 'local'").run(tip, id).changes;
+      if (changed) this.outbox.append('error_pattern', this.getPattern.get(id) ?? {}, 1, now);
+    }).immediate();
+  }
+
+  /** Reports of finished periods still worded by the local template. */
+  localReports(beforeDay: string, limit: number): { user_id: string; period: Period; period_start: string; data_json: string }[] {
+    return this.db.prepare("SELECT user_id, period, period_start, data_json FROM recitation_report WHERE wording_source = 'local' AND period_start < ? ORDER BY period_start DESC LIMIT ?").all(beforeDay, limit) as never;
+  }
+
+  setCloudWording(userId: string, period: Period, periodStart: string, wording: string, now: Date): void {
+    this.db.transaction(() => {
+      const ts = now.toISOString();
+      const changed = this.db.prepare("UPDATE recitation_report SET wording = ?, wording_source = 'cloud', updated_at = ? WHERE user_id = ? AND period = ? AND period_start = ? AND wording_source = 'local'").run(wording, ts, userId, period, periodStart).changes;
+      if (changed) {
+        const row = this.db.prepare('SELECT data_json FROM recitation_report WHERE user_id = ? AND period = ? AND period_start = ?').get(userId, period, periodStart) as { data_json: string };
+        this.outbox.append('report', { user_id: userId, ...(JSON.parse(row.data_json) as object), wording, wording_source: 'cloud' }, 1, now);
+      }
+    }).immediate();
+  }
+
   context(userId: string): ReciteContext {
     return { patterns: this.patternsOf.all(userId), schedule: this.scheduleOf.all(userId) };
   }

@@ -70,6 +70,30 @@ describe('sync over a real mosquitto', () => {
     expect([...sim.device(deviceId).byId.values()].map((r) => r.stream)).toEqual(expect.arrayContaining(['recitation_history', 'review_schedule', 'report', 'event']));
   });
 
+  it('a tip worded offline is replaced once by the cloud’s, then reused', async () => {
+    const { tempDir } = await import('./helpers/app.js');
+    const dataDir = tempDir();
+    const deviceId = `lamp-tips-${process.pid}`;
+    const offline = await startTestApp({ LAMP_DATA_DIR: dataDir, LAMP_DEVICE_ID: deviceId });
+    const say = (a: NonNullable<typeof app>, text: string) => a.pipeline().handle({ type: 'utterance', text, source: 'test' });
+    await say(offline, '我想背春晓');
+    await say(offline, '春眠不觉晓处处温啼鸟夜来风雨声');
+    await say(offline, '春眠不觉晓处处温啼鸟夜来风雨声'); // second time: a local tip is stored
+    expect(offline.db().prepare("SELECT tip_source FROM recitation_error_pattern WHERE content = '闻'").get()).toEqual({ tip_source: 'local' });
+    await offline.stop();
+
+    app = await startTestApp({ LAMP_DATA_DIR: dataDir, LAMP_DEVICE_ID: deviceId, LAMP_MQTT_URL: broker.url });
+    await expect.poll(() => app!.sync?.health().connected, { timeout: 10_000 }).toBe(true);
+    await app.upgrades!.round();
+    const row = app.db().prepare("SELECT memory_tip, tip_source FROM recitation_error_pattern WHERE content = '闻'").get() as { memory_tip: string; tip_source: string };
+    expect(row).toMatchObject({ tip_source: 'cloud' });
+    expect(row.memory_tip).toContain('闻');
+    const third = await say(app, '春眠不觉晓处处温啼鸟夜来风雨声');
+    expect(third.content.text).toContain(row.memory_tip);
+    await app.upgrades!.round(); // nothing left to upgrade; the cloud tip stays
+    expect(app.db().prepare("SELECT memory_tip FROM recitation_error_pattern WHERE content = '闻'").get()).toEqual({ memory_tip: row.memory_tip });
+  });
+
   it('a turn’s records reach the cloud', async () => {
     const a = await lamp();
     await a.pipeline().handle({ type: 'utterance', text: '我要背静夜思', source: 'test' });
