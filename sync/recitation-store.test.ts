@@ -92,8 +92,8 @@ describe('RecitationStore', () => {
     const { db, store } = storeAt(path.join(tempDir(), 'lamp.db'));
     db.transaction(() => store.record(U, attempt(new Date(2026, 10, 18, 12).toISOString(), 90), new Date()))();
     expect(store.localReports('2026-11-18', 10)).toEqual([]); // the day itself is not finished yet
-    const offered = store.localReports('2026-11-22', 10).map((r) => `${r.period} ${r.period_start}`);
-    expect(offered).toEqual(['day 2026-11-18', 'week 2026-11-16']);
+    expect(store.localReports('2026-11-22', 10).map((r) => `${r.period} ${r.period_start}`)).toEqual(['day 2026-11-18']); // the week runs to Sunday the 22nd
+    expect(store.localReports('2026-11-23', 10).map((r) => `${r.period} ${r.period_start}`)).toEqual(['day 2026-11-18', 'week 2026-11-16']);
     store.setCloudWording(U, 'day', '2026-11-18', 'cloud words', new Date());
     store.setCloudWording(U, 'day', '2026-11-18', 'later words', new Date());
     expect(db.prepare("SELECT wording, wording_source FROM recitation_report WHERE period = 'day'").get()).toEqual({ wording: 'cloud words', wording_source: 'cloud' });

@@ -87,9 +87,12 @@ export class RecitationStore {
     }).immediate();
   }
 
-  /** Reports of finished periods still worded by the local template. */
-  localReports(beforeDay: string, limit: number): { user_id: string; period: Period; period_start: string; data_json: string }[] {
-    return this.db.prepare("SELECT user_id, period, period_start, data_json FROM recitation_report WHERE wording_source = 'local' AND period_start < ? ORDER BY period_start DESC LIMIT ?").all(beforeDay, limit) as never;
+  /** Reports of finished periods (before `today`, before this week) still worded by the local template. */
+  localReports(today: string, limit: number): { user_id: string; period: Period; period_start: string; data_json: string }[] {
+    const thisWeek = localDay(periodBounds('week', today).start);
+    return this.db
+      .prepare("SELECT user_id, period, period_start, data_json FROM recitation_report WHERE wording_source = 'local' AND ((period = 'day' AND period_start < ?) OR (period = 'week' AND period_start < ?)) ORDER BY period_start DESC LIMIT ?")
+      .all(today, thisWeek, limit) as never;
   }
 
   setCloudWording(userId: string, period: Period, periodStart: string, wording: string, now: Date): void {
