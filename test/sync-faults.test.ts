@@ -58,6 +58,8 @@ describe.each([1, 2, 3])('fault injection, round %i', () => {
     await sleep(700);
     lamp.proc.kill('SIGKILL');
     await lamp.exited;
+    // the broker publishes the lamp's last will: offline
+    await expect.poll(() => sim.statuses.get(deviceId), { timeout: 5000 }).toMatchObject({ online: false });
     await sleep(300);
     lamp = await startLampProcess(env);
     expect(await burst.done).toBe(0);
