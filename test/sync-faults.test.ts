@@ -4,7 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CloudSimulator } from '../sync/cloud-sim.js';
 import { tempDir } from './helpers/app.js';
-import { type Broker, startBroker } from './helpers/broker.js';
+import type { Broker } from './helpers/broker.js';
+import { startBrokerAndCloud } from './helpers/cloud.js';
 import { CLI, type LampProcess, startLampProcess } from './helpers/lamp-process.js';
 
 const N = 3000;
@@ -13,14 +14,13 @@ const RATE = 1500;
 let broker: Broker;
 let sim: CloudSimulator;
 
+let stopAll: () => Promise<void>;
 beforeAll(async () => {
-  broker = await startBroker();
-  sim = new CloudSimulator(broker.url);
-  await sim.start();
+  ({ broker, sim, stop: stopAll } = await startBrokerAndCloud());
 });
 afterAll(async () => {
-  await sim?.stop();
-  await broker?.stop();
+  await sim?.stop(); // the tests may have replaced it
+  await stopAll?.();
 });
 
 let n = 0;

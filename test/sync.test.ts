@@ -4,20 +4,20 @@ import { ErrorCode, isLampError } from '../runtime/errors.js';
 import { CloudSimulator } from '../sync/cloud-sim.js';
 import { SqliteOutbox } from '../sync/outbox.js';
 import { startTestApp } from './helpers/app.js';
-import { type Broker, startBroker } from './helpers/broker.js';
+import type { Broker } from './helpers/broker.js';
+import { startBrokerAndCloud } from './helpers/cloud.js';
 
 let broker: Broker;
 let sim: CloudSimulator;
 let app: Awaited<ReturnType<typeof startTestApp>> | undefined;
 
+let stopAll: () => Promise<void>;
 beforeAll(async () => {
-  broker = await startBroker();
-  sim = new CloudSimulator(broker.url);
-  await sim.start();
+  ({ broker, sim, stop: stopAll } = await startBrokerAndCloud());
 });
 afterAll(async () => {
-  await sim?.stop();
-  await broker?.stop();
+  await sim?.stop(); // the tests may have replaced it
+  await stopAll?.();
 });
 afterEach(async () => {
   await app?.stop();
