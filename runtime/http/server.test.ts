@@ -195,6 +195,21 @@ describe('http server', () => {
     d.ws.close();
   });
 
+  it('one client cannot flood the turn queue: past 4 turns in flight it is told to wait', async () => {
+    app = await startTestApp();
+    const c = await client();
+    const errors: Record<string, unknown>[] = [];
+    c.ws.on('message', (d) => {
+      const m = JSON.parse(String(d)) as Record<string, unknown>;
+      if (m.type === 'error') errors.push(m);
+    });
+    for (let i = 0; i < 10; i++) c.ws.send(JSON.stringify({ v: 1, type: 'utterance', id: `f${i}`, text: '你好' }));
+    await expect.poll(() => c.messages.filter((m) => m.type === 'response' && typeof m.id === 'string').length + errors.length, { timeout: 10_000 }).toBe(10);
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => e.code === 'LAMP-4003')).toBe(true);
+    c.ws.close();
+  });
+
   it('bounds the number of clients', async () => {
     app = await startTestApp({ LAMP_HTTP_MAX_CLIENTS: '2' });
     const a = await client();

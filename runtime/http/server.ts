@@ -34,6 +34,8 @@ export interface HttpServerOptions {
   log: Logger;
 }
 
+const MAX_TURNS_PER_CLIENT = 4;
+
 const PAGE_FILES: Record<string, string> = {
   '/': 'index.html',
   '/page.js': 'page.js',
@@ -75,6 +77,7 @@ export class HttpServer implements Component {
   private server: Server | undefined;
   private wss: WebSocketServer | undefined;
   private readonly clients = new Set<WebSocket>();
+  private readonly inFlight = new WeakMap<WebSocket, number>();
   private readonly unsubscribe: (() => void)[] = [];
   dropped = 0;
 
@@ -266,9 +269,17 @@ export class HttpServer implements Component {
         this.send(ws, { v: API_VERSION, type: 'error', id: msg.id, code: formatCode(ErrorCode.DRIVER_UNAVAILABLE), message: 'no camera is configured' });
         return;
       }
+      // One client cannot fill the lamp's turn queue: a few turns in flight each, then "wait".
+      const inFlight = this.inFlight.get(ws) ?? 0;
+      if (inFlight >= MAX_TURNS_PER_CLIENT) {
+        this.send(ws, { v: API_VERSION, type: 'error', id: msg.id, code: formatCode(ErrorCode.INPUT_REJECTED), message: `at most ${MAX_TURNS_PER_CLIENT} turns at a time; wait for a reply` });
+        return;
+      }
+      this.inFlight.set(ws, inFlight + 1);
       const input = msg.type === 'image' ? ({ type: 'image', source: 'websocket' } as const) : ({ type: 'utterance', text: msg.text, source: 'websocket' } as const);
       void this.opts.pipeline
         .handle(input)
+        .finally(() => this.inFlight.set(ws, (this.inFlight.get(ws) ?? 1) - 1))
         .then((envelope) => {
           this.send(ws, { v: API_VERSION, type: 'response', id: msg.id, envelope });
           this.broadcast({ v: API_VERSION, type: 'response', envelope }, ws);
