@@ -143,7 +143,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     async stop() {
       pipeline = undefined;
     },
-    health: () => ({ turns: pipeline?.turns ?? 0 }),
+    health: () => ({ turns: pipeline?.turns ?? 0, last_turn: pipeline?.lastTiming ?? null }),
   };
 
   const health = (): Record<string, unknown> => {
