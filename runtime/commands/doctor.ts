@@ -44,7 +44,9 @@ function checkDatabase(config: LampConfig): CheckRow {
       const version = schemaVersion(db);
       if (version > LATEST_VERSION) return { check: 'database', status: 'FAIL', detail: `schema ${version} is newer than this runtime (${LATEST_VERSION})` };
       const note = version < LATEST_VERSION ? `; migrates ${version} → ${LATEST_VERSION} at next start` : '';
-      return { check: 'database', status: 'ok', detail: `integrity ok, schema ${version}${note}` };
+      const queued = version >= 1 ? (db.prepare('SELECT count(*) AS n, min(ts) AS oldest FROM outbox').get() as { n: number; oldest: string | null }) : { n: 0, oldest: null };
+      const outbox = queued.n ? `; ${queued.n} record(s) waiting for the cloud since ${queued.oldest}` : '; nothing waiting for the cloud';
+      return { check: 'database', status: 'ok', detail: `integrity ok, schema ${version}${note}${outbox}` };
     } finally {
       db.close();
     }
