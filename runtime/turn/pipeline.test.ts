@@ -48,6 +48,29 @@ describe('turn pipeline', () => {
     expect(app.db().prepare('SELECT count(*) AS n FROM session').get()).toEqual({ n: 0 });
   });
 
+  it('a turn waits for another process that holds the write lock, instead of failing', async () => {
+    app = await startTestApp();
+    const { spawn } = await import('node:child_process');
+    const { databasePath } = await import('../../sync/db.js');
+    // Another process (like `lamp outbox-load`) takes the write lock, holds it 400 ms, commits.
+    const script = `
+      const Database = require('better-sqlite3');
+      const db = new Database(process.argv[1]);
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare("INSERT INTO outbox (id, stream, schema, ts, data_json) VALUES ('other', 'event', 1, 't', '{}')").run();
+      console.log('locked');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
+      db.exec('COMMIT');
+    `;
+    const other = spawn(process.execPath, ['-e', script, databasePath(app.config.dataDir)], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => other.stdout.on('data', (d: Buffer) => String(d).includes('locked') && resolve()));
+    // the session is read first, then written: with a deferred transaction this would fail
+    const env = await app.pipeline().handle({ type: 'utterance', text: '你好', source: 'test' });
+    expect(env.success).toBe(true);
+    await new Promise((r) => other.on('exit', r));
+    expect((app.db().prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n).toBe(2);
+  });
+
   it('runs concurrent turns one at a time, in order', async () => {
     app = await startTestApp();
     const results = await Promise.all([1, 2, 3, 4, 5].map((i) => app!.pipeline().handle({ type: 'utterance', text: `第${i}句`, source: 'test' })));
