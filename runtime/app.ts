@@ -67,6 +67,8 @@ export function createApp(config: LampConfig, log: Logger): App {
   const bus = new EventBus<LampEvents>(child(log, 'bus'));
   const drivers = createDrivers(config);
   let db: Database | undefined;
+  /** One outbox per open database, shared by the pipeline, sync and health. */
+  let outbox: SqliteOutbox | undefined;
   let pipeline: TurnPipeline | undefined;
   let recitations: RecitationStore | undefined;
   let clock: MonotonicClock | undefined;
@@ -75,13 +77,15 @@ export function createApp(config: LampConfig, log: Logger): App {
     name: 'storage',
     async start() {
       db = openDatabase(databasePath(config.dataDir));
+      outbox = new SqliteOutbox(db);
     },
     async stop() {
       db?.close();
       db = undefined;
+      outbox = undefined;
     },
     health() {
-      return { file: databasePath(config.dataDir), outboxPending: db ? new SqliteOutbox(db).pending() : null };
+      return { file: databasePath(config.dataDir), outboxPending: outbox?.pending() ?? null };
     },
   };
 
@@ -93,8 +97,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     name: 'pipeline',
     dependsOn: ['storage', ...driverComponents.map((c) => c.name)],
     async start() {
-      if (!db) throw new Error('storage is not open');
-      const outbox = new SqliteOutbox(db);
+      if (!db || !outbox) throw new Error('storage is not open');
       library.upsert(CommandHandler.pushedMaterials(db));
       matcher.reload();
       recitations = new RecitationStore(db, outbox, library);
@@ -187,8 +190,8 @@ export function createApp(config: LampConfig, log: Logger): App {
           return db;
         },
         get outbox() {
-          if (!db) throw new Error('storage is not open');
-          return new SqliteOutbox(db);
+          if (!outbox) throw new Error('storage is not open');
+          return outbox;
         },
         link: { url: config.mqtt.url, deviceId: config.deviceId, version: VERSION, credentialsFile: config.mqtt.credentialsFile, caFile: config.mqtt.caFile, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile },
         commands: {

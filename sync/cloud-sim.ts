@@ -1,5 +1,5 @@
 import mqtt, { type MqttClient } from 'mqtt';
-import { type UpRecord, ackSchema, batchSchema, parsePayload, rpcRequestSchema, upRecordSchema } from './contract.js';
+import { type UpRecord, batchSchema, parsePayload, rpcRequestSchema, upRecordSchema } from './contract.js';
 
 interface DeviceLog {
   /** Records by id: the de-duplication the contract asks of the cloud. */
@@ -63,8 +63,7 @@ export class CloudSimulator {
   private ack(deviceId: string): void {
     if (!this.acking) return;
     const d = this.device(deviceId);
-    const body = JSON.stringify({ acked_seq: d.contiguous });
-    if (parsePayload(ackSchema, Buffer.from(body)).ok) this.client?.publish(`lamp/v1/${deviceId}/ack`, body, { qos: 1 });
+    this.client?.publish(`lamp/v1/${deviceId}/ack`, JSON.stringify({ acked_seq: d.contiguous }), { qos: 1 });
   }
 
   private store(deviceId: string, records: UpRecord[]): void {

@@ -33,6 +33,8 @@ function coreTitle(title: string): string {
 
 export class MaterialMatcher {
   private keys: Key[] = [];
+  /** Per material: the units of its text and its lines, for telling a recitation of it. */
+  private readonly recitable = new Map<string, { vocabulary: Set<string>; lines: Set<string>; joinWith: string }>();
 
   constructor(private readonly library: ContentLibrary) {
     this.reload();
@@ -41,7 +43,14 @@ export class MaterialMatcher {
   /** Rebuilds the index, e.g. after the cloud pushed new materials. */
   reload(): void {
     this.keys = [];
+    this.recitable.clear();
     for (const m of this.library.all()) {
+      const joinWith = m.kind === 'english' ? ' ' : '';
+      this.recitable.set(m.id, {
+        vocabulary: new Set(units(m.text)),
+        lines: new Set(m.text.split(/[，。！？；：、,.!?;:\n]/).map((line) => units(line).join(joinWith)).filter(Boolean)),
+        joinWith,
+      });
       const t = units(coreTitle(m.title));
       if (t.length) this.keys.push({ material: m, kind: 'title', chars: t.join(m.kind === 'english' ? ' ' : ''), pinyin: pinyinKey(t), length: t.length });
       for (const line of m.text.split(/[，。！？；：、,.!?;:\n]/)) {
@@ -58,15 +67,11 @@ export class MaterialMatcher {
    * (three or more) occur in the text, or it is exactly one of the text's lines.
    */
   isRecitationOf(a: Analyzed, materialId: string): boolean {
-    const m = this.library.get(materialId);
-    if (!m || a.units.length === 0) return false;
-    const english = m.kind === 'english';
-    const text = units(m.text);
-    const vocabulary = new Set(text);
-    const inside = a.units.filter((u) => vocabulary.has(u)).length;
+    const r = this.recitable.get(materialId);
+    if (!r || a.units.length === 0) return false;
+    const inside = a.units.filter((u) => r.vocabulary.has(u)).length;
     if (a.units.length >= 3 && inside / a.units.length >= 0.7) return true;
-    const said = a.units.join(english ? ' ' : '');
-    return this.keys.some((k) => k.material === m && k.kind === 'line' && k.chars === said) || m.text.split(/[，。！？；：、,.!?;:\n]/).some((line) => units(line).join(english ? ' ' : '') === said);
+    return r.lines.has(a.units.join(r.joinWith));
   }
 
   /** The best-matching material, or undefined when the utterance names none. */

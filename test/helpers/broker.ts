@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import path from 'node:path';
+import { projectRoot } from '../../runtime/paths.js';
 import { tempDir } from './app.js';
 
 export const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => spawnSync('test', ['-x', p]).status === 0);
@@ -18,7 +19,6 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForPort(port: number, ms = 5000): Promise<void> {
-  const { connect } = await import('node:net');
   const until = Date.now() + ms;
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => {
@@ -63,8 +63,6 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
     writeFileSync(pw, '');
     for (const [user, pass] of Object.entries(opts.users)) spawnSync('mosquitto_passwd', ['-b', pw, user, pass]);
     const acl = path.join(dir, 'acl');
-    const { readFileSync } = await import('node:fs');
-    const { projectRoot } = await import('../../runtime/paths.js');
     writeFileSync(acl, readFileSync(path.join(projectRoot(), 'sync', 'mosquitto', 'acl'), 'utf8'));
     conf.push('allow_anonymous false', `password_file ${pw}`, `acl_file ${acl}`);
   } else {
@@ -73,7 +71,6 @@ export async function startBroker(opts: BrokerOptions = {}): Promise<Broker> {
   const confFile = path.join(dir, 'mosquitto.conf');
   writeFileSync(confFile, conf.join('\n') + '\n');
   // Started as root, mosquitto drops to its own user before it reads the password and ACL files.
-  const { chmodSync, readdirSync } = await import('node:fs');
   chmodSync(dir, 0o755);
   for (const f of readdirSync(dir)) chmodSync(path.join(dir, f), 0o644);
   let proc: ChildProcess | undefined;
