@@ -48,6 +48,28 @@ export const configSchema = z.strictObject({
       speakerOutDir: z.string().default('out'),
     })
     .prefault({}),
+  camera: z
+    .strictObject({
+      /** V4L2 device of the real camera binding. */
+      device: z.string().min(1).default('/dev/video0'),
+      width: z.number().int().min(160).max(4096).default(1280),
+      height: z.number().int().min(120).max(4096).default(720),
+      /** Pixel format asked of the device (four characters, e.g. MJPG or YUYV). */
+      fourcc: z.string().regex(/^[A-Z0-9 ]{4}$/, 'four upper-case characters such as MJPG').default('MJPG'),
+      /** How long to wait before reopening a device that disappeared. */
+      reconnectMs: z.number().int().min(100).max(60_000).default(2_000),
+    })
+    .prefault({}),
+  audio: z
+    .strictObject({
+      /** ALSA capture device of the real microphone binding (arecord -D). */
+      captureDevice: z.string().min(1).default('default'),
+      /** ALSA playback device of the real speaker binding (aplay -D). */
+      playbackDevice: z.string().min(1).default('default'),
+      /** Speaker volume, 0 … 1. */
+      volume: z.number().min(0).max(1).default(0.8).meta(live),
+    })
+    .prefault({}),
   models: z
     .strictObject({
       /** Where model weights live on the device; empty = <dataDir>/models. Models shipped in npm packages are found in node_modules as well. */
