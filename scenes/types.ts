@@ -29,9 +29,11 @@ export type Effect =
   /** An upward record, written in the same transaction as the turn's state. */
   | { type: 'persist'; stream: string; data: Record<string, unknown> }
   /** Learning data for the runtime to store in the turn's transaction (and queue upward). */
-  | { type: 'learning_record'; kind: 'recitation_attempt'; data: Record<string, unknown> }
-  /** A cloud request; the answer comes back as a later event. */
-  | { type: 'cloud_call'; method: string; params: Record<string, unknown> };
+  | { type: 'learning_record'; kind: 'recitation_attempt' | 'homework_check'; data: Record<string, unknown> }
+  /** A cloud request; the answer comes back later as a `result` event to the same scene (queued while offline). */
+  | { type: 'cloud_call'; method: string; request_id: string; params: Record<string, unknown> }
+  /** Look at what is under the lamp after `delayMs`: the camera's frame comes back as an `image` event. */
+  | { type: 'capture_page'; delayMs: number };
 
 /**
  * `context` is what the runtime read for the scene before the step (e.g. the child's error
@@ -48,7 +50,10 @@ export type SceneEvent =
   /** The scene becomes active; `resumed` when it had saved state; `from` the scene the child left. */
   | { type: 'enter'; slots: Slots; now: string; resumed: boolean; from: SceneName; context?: unknown }
   | { type: 'utterance'; text: string; intent: Intent; confidence: Confidence; slots: Slots; now: string; guard: Guard; context?: unknown }
-  | { type: 'image'; source: string; now: string };
+  /** A photo was taken; `context` is what the runtime made of it (for homework: the page check). */
+  | { type: 'image'; source: string; now: string; context?: unknown }
+  /** The answer to an earlier cloud_call, delivered to the scene that asked even if it is no longer active. */
+  | { type: 'result'; method: string; request_id: string; result: Record<string, unknown>; now: string };
 
 export interface SceneState {
   phase: string;

@@ -24,6 +24,7 @@ function seed(db: Database, version: number): void {
   }
   if (version >= 2) db.prepare("INSERT INTO meta (key, value, updated_at) VALUES ('k', 'v', 't')").run();
   if (version >= 5) db.prepare("INSERT INTO command_log VALUES ('c1', 'set_config', 1, '{}', 't')").run();
+  if (version >= 6) db.prepare("INSERT INTO homework_check VALUES ('h1', 'u', 't', 't', 2, 1, 0, 1, '[]', 's')").run();
   if (version >= 4) {
     db.prepare("INSERT INTO recitation_report (user_id, period, period_start, attempts, avg_accuracy, data_json, wording, wording_source, created_at, updated_at) VALUES ('u', 'day', '2026-11-22', 1, 90, '{}', 'w', 'local', 't', 't')").run();
   }

@@ -139,6 +139,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 6,
+    name: 'homework checks',
+    up: `
+      CREATE TABLE homework_check (
+        check_id    TEXT PRIMARY KEY,
+        user_id     TEXT NOT NULL,
+        checked_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        total       INTEGER NOT NULL,
+        correct     INTEGER NOT NULL,
+        incorrect   INTEGER NOT NULL,
+        uncertain   INTEGER NOT NULL,
+        items       TEXT NOT NULL,
+        summary     TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX homework_check_by_user ON homework_check (user_id, checked_at);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.length === 0 ? 0 : (MIGRATIONS[MIGRATIONS.length - 1] as Migration).version;

@@ -12,7 +12,12 @@ import { DEFAULT_SESSION_ID, type Session, type SessionStore } from './session.j
 
 export type TurnInput =
   | { type: 'utterance'; text: string; source: string }
-  | { type: 'image'; source: string };
+  /** A photo of what is under the lamp: always for the homework scene. */
+  | { type: 'image'; source: string }
+  /** A cloud answer (live or delivered later) for the scene that asked; the active scene does not change. */
+  | { type: 'result'; scene: SceneName; method: string; request_id: string; result: Record<string, unknown>; source: string };
+
+type LearningKind = Extract<Effect, { type: 'learning_record' }>['kind'];
 
 /** Runs the effects that leave the process (speech, projector, servo) after the turn has committed. */
 export type EffectRunner = (effects: Effect[], ctx: { traceId: string; log: Logger }) => Promise<void>;
@@ -36,7 +41,12 @@ export interface PipelineDeps {
    */
   prepare?: (scene: SceneName, route: Route, text: string, log: Logger) => Promise<Record<string, unknown> | undefined>;
   /** Stores learning records inside the turn's transaction, by kind. */
-  records?: { recitation_attempt?: (data: Record<string, unknown>, now: Date) => void };
+  records?: Partial<Record<LearningKind, (data: Record<string, unknown>, now: Date) => void>>;
+  /**
+   * Looks at the camera's frame for an image turn, before the transaction (a page check takes
+   * about a second): the result is the image event's context. Must resolve, never reject.
+   */
+  inspectImage?: (source: string, log: Logger) => Promise<unknown>;
   /** Called with the turn's time inside its transaction (the monotonic clock's high-water mark). */
   observeTime?: (now: Date) => void;
   /** Called after every turn, once its effects ran. */
@@ -110,7 +120,7 @@ export class TurnPipeline {
     const log = this.deps.log.child({ trace_id: traceId });
     const now = this.now();
     if (input.type === 'utterance') log.info({ source: input.source, ...utteranceForLog(log, input.text) }, 'turn input');
-    else log.info({ source: input.source }, 'turn input: image');
+    else log.info({ source: input.source }, `turn input: ${input.type}`);
 
     let routeUs = 0;
     // Routing is pure and needs only the session (turns run one at a time and only this
@@ -118,6 +128,8 @@ export class TurnPipeline {
     // scene needs from the cloud, which must not hold the database lock while it waits.
     let routed: Route | undefined;
     let prepared: Record<string, unknown> | undefined;
+    let inspected: unknown;
+    if (input.type === 'image') inspected = await this.deps.inspectImage?.(input.source, log);
     if (input.type === 'utterance') {
       const before = this.loadSession(now, log);
       // Unusable input is turned away before the router spends any time on it.
@@ -128,7 +140,9 @@ export class TurnPipeline {
     // second writer (e.g. `lamp outbox-load`) makes it wait (busy_timeout), never fail midway.
     const outcome = this.deps.db.transaction((): Outcome => {
       const session = this.loadSession(now, log);
-      if (input.type === 'image' || !routed) return this.imageTurn(session, { source: input.source }, now, traceId);
+      if (input.type === 'image') return this.imageTurn(session, { source: input.source, context: inspected }, now, traceId);
+      if (input.type === 'result') return this.resultTurn(session, input, now, traceId);
+      if (!routed) throw new Error('an utterance turn was not routed');
       const decision = decide({ text: input.text, session, route: routed, now }, this.deps.guard ?? DEFAULT_GUARD);
       return this.execute(session, decision, routed, input.text, now, traceId, prepared);
     }).immediate();
@@ -138,7 +152,9 @@ export class TurnPipeline {
       { scene: session.active_scene, intent: route.intent, confidence: route.confidence, action: decision?.action, reason: decision?.reason, slots: route.slots },
       'turn routed',
     );
-    await this.deps.runEffects(result.effects.filter((e) => e.type !== 'persist'), { traceId, log });
+    // A late cloud answer for a scene the child has left updates that scene quietly.
+    const quiet = input.type === 'result' && input.scene !== session.active_scene;
+    await this.deps.runEffects(result.effects.filter((e) => e.type !== 'persist' && !(quiet && (e.type === 'speak' || e.type === 'show_card' || e.type === 'servo_gesture'))), { traceId, log });
     this.turns++;
     const rejected = decision?.action === 'reject';
     const out = envelope({
@@ -237,14 +253,33 @@ export class TurnPipeline {
     return { session: next, result, route, decision };
   }
 
-  private imageTurn(session: Session, input: { source: string }, now: Date, traceId: string): Outcome {
+  /** A page under the lamp means homework: the image goes to the homework scene, which becomes active. */
+  private imageTurn(session: Session, input: { source: string; context: unknown }, now: Date, traceId: string): Outcome {
     const nowIso = now.toISOString();
-    const active = session.active_scene;
-    const { state } = this.stateOf(session, active);
-    const result = this.step(active, state, { type: 'image', source: input.source, now: nowIso });
-    const next: Session = { ...session, scene_states: { ...session.scene_states, [active]: result.state }, last_activity: nowIso, updated_at: nowIso };
+    const target: SceneName = this.scene('homework') ? 'homework' : session.active_scene;
+    const { state } = this.stateOf(session, target);
+    const result = this.step(target, state, { type: 'image', source: input.source, now: nowIso, context: input.context });
+    const next: Session = {
+      ...session,
+      active_scene: target,
+      scene_states: { ...session.scene_states, [target]: result.state },
+      pending_switch: target === session.active_scene ? session.pending_switch : null,
+      sticky_until: target === session.active_scene ? session.sticky_until : stickyUntil(target, now, this.deps.guard ?? DEFAULT_GUARD),
+      last_activity: nowIso,
+      updated_at: nowIso,
+    };
     const route: Route = { intent: 'continue_current', confidence: 'HIGH', slots: {}, probability: 1 };
-    this.commit(next, result, now, traceId, { scene: active, intent: 'image' });
+    this.commit(next, result, now, traceId, { scene: target, intent: 'image' });
+    return { session: next, result, route, decision: null };
+  }
+
+  private resultTurn(session: Session, input: Extract<TurnInput, { type: 'result' }>, now: Date, traceId: string): Outcome {
+    const nowIso = now.toISOString();
+    const { state } = this.stateOf(session, input.scene);
+    const result = this.step(input.scene, state, { type: 'result', method: input.method, request_id: input.request_id, result: input.result, now: nowIso });
+    const next: Session = { ...session, scene_states: { ...session.scene_states, [input.scene]: result.state }, updated_at: nowIso };
+    const route: Route = { intent: 'continue_current', confidence: 'HIGH', slots: {}, probability: 1 };
+    this.commit(next, result, now, traceId, { scene: input.scene, intent: 'result', method: input.method });
     return { session: next, result, route, decision: null };
   }
 

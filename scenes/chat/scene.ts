@@ -27,6 +27,8 @@ export const chatScene: Scene<ChatState> = {
         return say(state, CHAT_TEXT.back(event.from), 'idle');
       case 'image':
         return say(state, CHAT_TEXT.image, 'idle');
+      case 'result':
+        return { state, reply: { text: '' }, effects: [] };
       case 'utterance': {
         const { reason, target } = event.guard;
         if (reason === 'confirm_start' && target) return say(state, CHAT_TEXT.handoff(target), 'handoff_wait');

@@ -35,7 +35,7 @@ function out(state: ReciteState, text: string, c?: Card, extra: Effect[] = []): 
 }
 
 function contextOf(event: SceneEvent): ReciteContext {
-  return event.type !== 'image' && event.context ? (event.context as ReciteContext) : EMPTY;
+  return (event.type === 'enter' || event.type === 'utterance') && event.context ? (event.context as ReciteContext) : EMPTY;
 }
 
 /**
@@ -114,6 +114,7 @@ export function createReciteScene(library: ContentLibrary = builtinLibrary()): S
     initial: () => ({ phase: 'idle', material_id: null, attempts: 0, started_at: null, is_review: false }),
     step(state, event) {
       if (event.type === 'image') return out(state, '我们正在背诵呢，背完再看本子好吗？');
+      if (event.type === 'result') return { state, reply: { text: '' }, effects: [] }; // the recitation's cloud answers come through CloudUpgrades
       const ctx = contextOf(event);
       const current = state.material_id ? library.get(state.material_id) : undefined;
       if (event.type === 'enter') {
