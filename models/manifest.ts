@@ -11,12 +11,15 @@ const fileSchema = z.strictObject({
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   /** Where an npm dependency ships the same file, relative to node_modules (development machines). */
   npm: z.string().optional(),
+  /** Where the file is inside the downloaded archive (`npm run models:fetch`); default: its `path`. */
+  from: z.string().optional(),
 });
 
 const modelSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9-]+$/),
   purpose: z.string(),
   license: z.string(),
+  /** Official download: an archive (.tgz, .tar.gz, .tar.bz2) holding the files, or the one file itself. */
   url: z.string().url(),
   files: z.array(fileSchema).min(1),
   /** What the lamp does when this model is missing or corrupt. */
@@ -53,6 +56,11 @@ export function loadManifest(file = path.join(projectRoot(), 'models', 'manifest
 
 export function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** The model directory of a configuration: `models.dir`, else `<dataDir>/models`. */
+export function modelsDirOf(config: { dataDir: string; models: { dir: string } }): string {
+  return path.resolve(config.models.dir || path.join(config.dataDir, 'models'));
 }
 
 /** Where a model file is: the model directory first (field devices), then an npm package (development). */

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statfsSync } from 'node:fs';
 import { DEVICE_KINDS, bindingAvailable } from '../../drivers/index.js';
-import { checkModel, loadManifest } from '../../models/manifest.js';
+import { checkModel, loadManifest, modelsDirOf } from '../../models/manifest.js';
 import { databasePath, ensureDataDir, integrityCheck, openDatabase } from '../../sync/db.js';
 import { LATEST_VERSION, schemaVersion } from '../../sync/migrations.js';
 import { readCredentials } from '../../sync/service.js';
@@ -87,7 +87,7 @@ export function runChecks(configFile?: string, env: NodeJS.ProcessEnv = process.
 
   try {
     for (const model of loadManifest()) {
-      const r = checkModel(config.models.dir, model);
+      const r = checkModel(modelsDirOf(config), model);
       rows.push({ check: `model ${r.name}`, status: r.status === 'present' ? 'ok' : 'warn', detail: r.status === 'present' ? `${r.detail} (${r.location})` : `${r.status}: ${r.detail}; without it: ${r.without}` });
     }
   } catch (err) {
