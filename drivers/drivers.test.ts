@@ -102,7 +102,7 @@ describe('simulator drivers', () => {
 
   it('config chooses bindings; a real binding this build lacks is a clear error; none leaves the device out', () => {
     const cfg = (env: Record<string, string>) => loadConfig({ env: { LAMP_DATA_DIR: tempDir(), ...env } });
-    expect(Object.keys(createDrivers(cfg({ LAMP_DRIVERS_SERVO: 'none' }))).sort()).toEqual(['camera', 'microphone', 'projector', 'speaker']);
+    expect(Object.keys(createDrivers(cfg({ LAMP_DRIVERS_SERVO: 'none' }))).sort()).toEqual(['button', 'camera', 'microphone', 'projector', 'speaker']);
     expect(() => createDrivers(cfg({ LAMP_DRIVERS_SERVO: 'real' }))).toThrow(/no real servo binding.*LAMP-2001/);
   });
 });

@@ -7,6 +7,12 @@ export interface AudioChunk {
   samples: Int16Array;
   /** Milliseconds since the microphone opened, of the first sample. */
   atMs: number;
+  /**
+   * Where the audio came from when it was not captured live: the simulator sets the WAV file's
+   * path so that the simulated speech recogniser can read the transcript beside it. Undefined
+   * for the real microphone.
+   */
+  source?: string;
 }
 
 /**

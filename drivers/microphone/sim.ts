@@ -36,10 +36,10 @@ export class SimMicrophone implements Microphone {
     this.text.emit(text);
   }
 
-  /** Test control: raw audio frames. */
-  emitAudio(samples: Int16Array): void {
+  /** Test control: raw audio frames; `source` names the file they came from, if any. */
+  emitAudio(samples: Int16Array, source?: string): void {
     this.assertOpen();
-    this.audio.emit({ samples, atMs: this.playedMs });
+    this.audio.emit(source === undefined ? { samples, atMs: this.playedMs } : { samples, atMs: this.playedMs, source });
     this.playedMs += (samples.length / MIC_SAMPLE_RATE) * 1000;
   }
 
@@ -52,7 +52,7 @@ export class SimMicrophone implements Microphone {
     const step = Math.round((MIC_SAMPLE_RATE * (opts.chunkMs ?? 30)) / 1000);
     for (let i = 0; i < pcm.samples.length; i += step) {
       if (!this.opened) return; // closed on purpose: stop quietly
-      this.emitAudio(pcm.samples.subarray(i, i + step));
+      this.emitAudio(pcm.samples.subarray(i, i + step), file);
       if (opts.realtime) await sleep(opts.chunkMs ?? 30);
     }
   }

@@ -44,6 +44,11 @@ export const configSchema = z.strictObject({
       speaker: driverBinding.default('simulator'),
       projector: driverBinding.default('simulator'),
       servo: driverBinding.default('simulator'),
+      button: driverBinding.default('simulator'),
+      /** Linux input device of the push-to-talk button (the real button binding reads its key events). */
+      buttonDevice: z.string().min(1).default('/dev/input/by-path/platform-gpio-keys-event'),
+      /** Key code the push-to-talk button sends (linux/input-event-codes.h; 28 = KEY_ENTER). */
+      buttonKeyCode: z.number().int().min(0).max(0x2ff).default(28),
       /** Where the simulated speaker writes WAV files; empty = discard. Relative to dataDir. */
       speakerOutDir: z.string().default('out'),
     })
