@@ -57,6 +57,14 @@ function convert(raw: string, kind: ConfigLeaf['kind']): unknown {
     if (/^(0|false|no|off)$/i.test(raw)) return false;
     return raw;
   }
+  if (kind === 'other') {
+    // Lists are given as JSON, e.g. LAMP_VOICE_WAKE_WORDS='["小灯小灯"]'.
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return raw;
+    }
+  }
   return raw;
 }
 

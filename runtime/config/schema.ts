@@ -81,6 +81,34 @@ export const configSchema = z.strictObject({
       dir: z.string().default(''),
     })
     .prefault({}),
+  homework: z
+    .strictObject({
+      /** Below this OCR confidence a problem is "uncertain" (shown, sent to the cloud, never counted wrong). */
+      minConfidence: z.number().min(0).max(1).default(0.8),
+      /** Debug: write every intermediate image of the page pipeline into this directory (relative to dataDir); empty = off. */
+      dumpDir: z.string().default(''),
+      /** How long the lamp waits for the cloud's grading before queueing the request for later. */
+      cloudDeadlineMs: z.number().int().min(1000).max(120_000).default(20_000),
+    })
+    .prefault({}),
+  voice: z
+    .strictObject({
+      /** Listen and speak; off = typed text and the page only. */
+      enabled: z.boolean().default(true),
+      /** Wake words, heard only when a keyword-spotting model is installed; the push-to-talk button always works. */
+      wakeWords: z.array(z.string().min(2).max(16)).min(1).max(8).default(['小灯小灯']),
+      /** After the lamp has spoken, how long it listens without the wake word. */
+      followUpMs: z.number().int().min(0).max(60_000).default(6_000),
+      /** After a wake, how long it waits for the child to start speaking. */
+      listenTimeoutMs: z.number().int().min(1000).max(60_000).default(8_000),
+      /** Manifest names of the speech models to use when present in the model directory. */
+      asrModel: z.string().default('sherpa-streaming-zipformer-bilingual-zh-en'),
+      kwsModel: z.string().default('sherpa-kws-zipformer-wenetspeech'),
+      ttsModel: z.string().default('sherpa-vits-zh'),
+      /** Keep synthesised fixed phrases on disk (<dataDir>/tts-cache). */
+      phraseCache: z.boolean().default(true),
+    })
+    .prefault({}),
   mqtt: z
     .strictObject({
       /** Broker URL; empty = offline, everything upward stays queued in the outbox. */
