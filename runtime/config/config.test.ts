@@ -69,7 +69,7 @@ describe('config', () => {
 
   it('marks the fields that may change while the lamp runs', () => {
     const live = configLeaves(configSchema).filter((l) => l.live).map((l) => l.path.join('.'));
-    expect(live).toEqual(['log.level', 'session.idleResetMinutes']);
+    expect(live).toEqual(['log.level', 'audio.volume', 'session.idleResetMinutes']);
   });
 });
 
