@@ -61,6 +61,7 @@ describe('simulator drivers', () => {
     expect(a.length).toBe(Math.ceil(16_000 / 480));
     expect(a[0]?.samples.length).toBe(480);
     expect(a[1]?.atMs).toBe(30);
+    expect(a.every((c) => c.source === file)).toBe(true); // the simulated recogniser finds the transcript beside it
     expect(b.length).toBe(a.length);
     mic.emitText('床前明月光');
     expect(texts).toEqual(['床前明月光']);
