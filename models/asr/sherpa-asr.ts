@@ -1,16 +1,11 @@
 import path from 'node:path';
 import { ErrorCode, LampError, toLampError } from '../../runtime/errors.js';
 import { int16ToFloat32 } from '../audio/pcm.js';
-import { findModelFile, requireModelDir, requireModelFile } from '../audio/model-files.js';
+import { findTransducer, type TransducerFiles } from '../audio/model-files.js';
 import { loadSherpa, type SherpaOnlineRecognizer, type SherpaOnlineStream } from '../audio/sherpa.js';
 import { ASR_SAMPLE_RATE, type AsrStream, type StreamingRecognizer } from './asr.js';
 
-export interface TransducerFiles {
-  encoder: string;
-  decoder: string;
-  joiner: string;
-  tokens: string;
-}
+export type { TransducerFiles };
 
 export interface EndpointRules {
   /** Trailing silence that ends an utterance in which nothing was recognised yet (s). */
@@ -34,19 +29,9 @@ export interface SherpaRecognizerOptions {
   endpoint?: Partial<EndpointRules>;
 }
 
-/**
- * The encoder, decoder, joiner and tokens of a streaming transducer (zipformer) in its
- * directory, each checked. The released directories hold float and int8 copies; the decoder is
- * small and stays float.
- */
+/** The streaming zipformer's files in modelsDir/name, each checked (int8 encoder and joiner when present). */
 export function findTransducerFiles(modelsDir: string, name: string, int8 = true): TransducerFiles {
-  const dir = requireModelDir(path.join(modelsDir, name), name);
-  return {
-    encoder: findModelFile(dir, name, /^encoder.*\.onnx$/, 'encoder-*.onnx', int8),
-    decoder: findModelFile(dir, name, /^decoder.*\.onnx$/, 'decoder-*.onnx', false),
-    joiner: findModelFile(dir, name, /^joiner.*\.onnx$/, 'joiner-*.onnx', int8),
-    tokens: requireModelFile(path.join(dir, 'tokens.txt'), name),
-  };
+  return findTransducer(path.join(modelsDir, name), name, int8);
 }
 
 /**

@@ -42,3 +42,35 @@ export function findModelFile(dir: string, model: string, pattern: RegExp, descr
   }
   return requireModelFile(path.join(dir, pick), model);
 }
+
+export interface TransducerFiles {
+  encoder: string;
+  decoder: string;
+  joiner: string;
+  tokens: string;
+}
+
+/**
+ * The encoder, decoder, joiner and tokens of a streaming transducer in `dir`, each checked.
+ * Released directories can hold several variants (float and int8, chunk-16 and chunk-8); the
+ * decoder and joiner are taken from the same variant as the encoder. The decoder is small and
+ * stays float, as in sherpa's own examples.
+ */
+export function findTransducer(dir: string, model: string, int8: boolean): TransducerFiles {
+  requireModelDir(dir, model);
+  const encoder = findModelFile(dir, model, /^encoder.*\.onnx$/, 'encoder-*.onnx', int8);
+  const variant = path.basename(encoder).replace(/^encoder/, '').replace(/\.int8\.onnx$/, '.onnx');
+  const pick = (part: 'decoder' | 'joiner', wantInt8: boolean): string => {
+    const float = `${part}${variant}`;
+    const quant = float.replace(/\.onnx$/, '.int8.onnx');
+    const order = wantInt8 ? [quant, float] : [float, quant];
+    const hit = order.find((n) => existsSync(path.join(dir, n)));
+    return requireModelFile(path.join(dir, hit ?? float), model);
+  };
+  return {
+    encoder,
+    decoder: pick('decoder', false),
+    joiner: pick('joiner', int8),
+    tokens: requireModelFile(path.join(dir, 'tokens.txt'), model),
+  };
+}
