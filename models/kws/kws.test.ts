@@ -69,6 +69,7 @@ describe('KeywordSpotter', () => {
       writeFileSync(path.join(dir, f), 'x 1\n');
     }
     const j = (f: string): string => path.join(dir, f);
+    rmSync(j('encoder-epoch-12-avg-2-chunk-16-left-64.onnx')); // chunk-16 only as int8 now
     expect(findTransducer(dir, name, true)).toEqual({ encoder: j('encoder-epoch-12-avg-2-chunk-16-left-64.int8.onnx'), decoder: j('decoder-epoch-12-avg-2-chunk-16-left-64.onnx'), joiner: j('joiner-epoch-12-avg-2-chunk-16-left-64.int8.onnx'), tokens: j('tokens.txt') });
     expect(findTransducer(dir, name, false)).toEqual({ encoder: j('encoder-epoch-12-avg-2-chunk-8-left-64.onnx'), decoder: j('decoder-epoch-12-avg-2-chunk-8-left-64.onnx'), joiner: j('joiner-epoch-12-avg-2-chunk-8-left-64.onnx'), tokens: j('tokens.txt') });
     const files = { encoder: j('encoder-epoch-12-avg-2-chunk-16-left-64.onnx'), decoder: j('decoder-epoch-12-avg-2-chunk-16-left-64.onnx'), joiner: j('joiner-epoch-12-avg-2-chunk-16-left-64.onnx'), tokens: j('tokens.txt') };
