@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { SimCamera } from '../drivers/camera/sim.js';
+import { SimButton } from '../drivers/button/sim.js';
 import type { Device } from '../drivers/device.js';
 import { type Drivers, createDrivers } from '../drivers/index.js';
 import { chatScene } from '../scenes/chat/scene.js';
@@ -20,12 +21,17 @@ import { HttpServer } from './http/server.js';
 import { type Component, Lifecycle } from './lifecycle.js';
 import { type Logger, child } from './log.js';
 import { createEffectRunner } from './turn/effects.js';
-import { TurnPipeline } from './turn/pipeline.js';
+import { TurnPipeline, type TurnInput } from './turn/pipeline.js';
 import { IntentRouter } from './turn/router.js';
 import { MaterialMatcher } from './turn/slots.js';
 import { IntentClassifier } from '../models/intent/classifier.js';
 import { builtinLibrary } from '../scenes/recite/library.js';
 import { createReciteScene } from '../scenes/recite/scene.js';
+import { homeworkScene } from '../scenes/homework/scene.js';
+import { HomeworkStore, type HomeworkCheckRecord } from '../sync/homework-store.js';
+import { modelsDirOf } from '../models/manifest.js';
+import { HomeworkService, dumpDirOf } from './homework/service.js';
+import { VoiceService } from './voice/service.js';
 import { SessionStore } from './turn/session.js';
 import { VERSION } from './version.js';
 
@@ -37,6 +43,8 @@ export interface App {
   http: HttpServer;
   sync: SyncService | undefined;
   upgrades: CloudUpgrades | undefined;
+  voice: VoiceService | undefined;
+  homework: HomeworkService;
   pipeline: () => TurnPipeline;
   db: () => Database;
   health: () => Record<string, unknown>;
@@ -91,8 +99,22 @@ export function createApp(config: LampConfig, log: Logger): App {
 
   const library = builtinLibrary();
   const matcher = new MaterialMatcher(library);
-  const scenes: Record<SceneName, Scene | undefined> = { chat: chatScene as Scene, recite: createReciteScene(library) as Scene, homework: undefined };
+  const scenes: Record<SceneName, Scene | undefined> = { chat: chatScene as Scene, recite: createReciteScene(library) as Scene, homework: homeworkScene as Scene };
   const driverComponents = Object.values(drivers).map((d: Device) => deviceComponent(d));
+  const submit = (input: TurnInput): void => {
+    pipeline?.handle(input).catch((err: unknown) => log.error({ err, input: input.type }, 'turn failed'));
+  };
+  const homework = new HomeworkService({
+    camera: drivers.camera,
+    // Loaded on demand: OpenCV and onnxruntime stay out of the lamp's cold start.
+    load: async () => (await import('./homework/checker.js')).HomeworkChecker.load({ modelsDir: modelsDirOf(config), minConfidence: config.homework.minConfidence, dumpDir: dumpDirOf(config, undefined), log: child(log, 'ocr') }),
+    cloud: () => sync?.cloud,
+    outbox: () => outbox,
+    submit,
+    cloudDeadlineMs: config.homework.cloudDeadlineMs,
+    now: () => clock?.now() ?? new Date(),
+    log: child(log, 'homework'),
+  });
   const turn: Component = {
     name: 'pipeline',
     dependsOn: ['storage', ...driverComponents.map((c) => c.name)],
@@ -103,13 +125,18 @@ export function createApp(config: LampConfig, log: Logger): App {
       recitations = new RecitationStore(db, outbox, library);
       clock = new MonotonicClock(db);
       const store = recitations;
+      const checks = new HomeworkStore(db, outbox);
       if (clock.wallIsBehind) log.warn({ wall: new Date().toISOString(), using: clock.now().toISOString() }, 'the wall clock is behind the last time the lamp used; using the later one');
       pipeline = new TurnPipeline({
         db,
         observeTime: (t) => clock?.observe(t),
         now: () => (clock as MonotonicClock).now(),
         sceneContext: { recite: () => store.context(LEARNER) },
-        records: { recitation_attempt: (data, t) => store.record(LEARNER, data as unknown as RecitationAttempt, t) },
+        records: {
+          recitation_attempt: (data, t) => store.record(LEARNER, data as unknown as RecitationAttempt, t),
+          homework_check: (data, t) => checks.record(LEARNER, data as unknown as HomeworkCheckRecord, t),
+        },
+        inspectImage: (source, turnLog) => homework.inspect(source, turnLog),
         sessions: new SessionStore(db),
         outbox,
         router: new IntentRouter(IntentClassifier.load(), matcher).warmUp(),
@@ -130,7 +157,12 @@ export function createApp(config: LampConfig, log: Logger): App {
           bus.emit('turn.completed', { envelope, source });
         },
         scenes,
-        runEffects: createEffectRunner(drivers, bus),
+        runEffects: createEffectRunner(drivers, bus, {
+          capturePage: (delayMs) => homework.capture(delayMs),
+          cloudCall: async (effect, turnLog) => {
+            if (effect.method === 'grade_homework') await homework.escalate(effect, turnLog);
+          },
+        }),
         log: child(log, 'turn'),
       });
       const mic = drivers.microphone;
@@ -179,6 +211,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     bus,
     projector: drivers.projector,
     camera: drivers.camera instanceof SimCamera ? drivers.camera : undefined,
+    pressButton: drivers.button instanceof SimButton ? () => (drivers.button as SimButton).press() : undefined,
     health,
     log: child(log, 'http'),
   });
@@ -201,7 +234,9 @@ export function createApp(config: LampConfig, log: Logger): App {
             matcher.reload();
           },
           bundle: () => ({ health: health(), config: { ...config, http: { ...config.http, token: config.http.token ? '[redacted]' : undefined } } }),
-          deliver: (params) => log.info({ kind: params.kind }, 'cloud result delivered'),
+          deliver: (params) => {
+            if (!homework.delivered(params)) log.info({ kind: params.kind }, 'cloud result delivered for nothing the lamp is waiting on');
+          },
         },
         log: child(log, 'sync'),
       })
@@ -209,7 +244,21 @@ export function createApp(config: LampConfig, log: Logger): App {
 
   const upgrades = sync ? new CloudUpgrades(() => sync.cloud, () => recitations, () => clock?.now() ?? new Date(), child(log, 'cloud')) : undefined;
 
-  const lifecycle = new Lifecycle([storage, ...(sync ? [sync] : []), ...driverComponents, turn, http, ...(upgrades ? [upgrades] : [])], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
+  const voice = config.voice.enabled && drivers.microphone
+    ? new VoiceService({
+        config,
+        drivers,
+        bus,
+        submit: (text) => {
+          if (!pipeline) return Promise.reject(new Error('pipeline not started'));
+          return pipeline.handle({ type: 'utterance', text, source: 'voice' });
+        },
+        activeScene: () => pipeline?.activeScene() ?? 'chat',
+        log: child(log, 'voice'),
+      })
+    : undefined;
+
+  const lifecycle = new Lifecycle([storage, ...(sync ? [sync] : []), ...driverComponents, homework, turn, ...(voice ? [voice] : []), http, ...(upgrades ? [upgrades] : [])], child(log, 'lifecycle'), config.lifecycle.stopTimeoutMs);
 
   return {
     config,
@@ -219,6 +268,8 @@ export function createApp(config: LampConfig, log: Logger): App {
     http,
     sync,
     upgrades,
+    voice,
+    homework,
     pipeline: () => {
       if (!pipeline) throw new Error('pipeline not started');
       return pipeline;

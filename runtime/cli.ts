@@ -17,6 +17,7 @@ commands:
   outbox-load --count N [--rate R]  write N synthetic upward records (a flood test; may run beside the lamp)
   route --jsonl  classify JSON lines {"id","text","scene"} from stdin (intent, confidence, slots)
   recite-check --jsonl  check recitations: JSON lines {"id","expected","recited"} from stdin
+  grade-page --jsonl [--dump DIR] IMAGE...  check homework photos: one JSON line per image
   mqtt-docs    print the MQTT wire contract (docs/mqtt.md)
   config-docs  print the configuration reference (docs/configuration.md)
 
@@ -38,7 +39,7 @@ function loadOrExit(file: string | undefined): LampConfig {
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, count: { type: 'string' }, rate: { type: 'string' } },
+    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, jsonl: { type: 'boolean' }, count: { type: 'string' }, rate: { type: 'string' }, dump: { type: 'string' } },
     allowPositionals: true,
     strict: false,
   });
@@ -66,6 +67,12 @@ async function main(argv: string[]): Promise<number> {
     case 'recite-check': {
       const { reciteCheckCommand } = await import('./commands/recite-check.js');
       return reciteCheckCommand();
+    }
+    case 'grade-page': {
+      const config = loadOrExit(configFile);
+      const { gradePageCommand } = await import('./commands/grade-page.js');
+      const { dumpDirOf } = await import('./homework/service.js');
+      return gradePageCommand(config, positionals.slice(1), { dumpDir: dumpDirOf(config, typeof values.dump === 'string' ? values.dump : undefined) });
     }
     case 'mqtt-docs': {
       const { mqttReference } = await import('../sync/contract-docs.js');

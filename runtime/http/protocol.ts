@@ -11,6 +11,8 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
   /** Look at what is under the camera now (the companion app's "check this page"). */
   z.strictObject({ v: z.literal(API_VERSION), type: z.literal('image'), id, ref: z.literal('camera') }),
   z.strictObject({ v: z.literal(API_VERSION), type: z.literal('ping'), id }),
+  /** The push-to-talk button (the simulator page's stands for the lamp's). */
+  z.strictObject({ v: z.literal(API_VERSION), type: z.literal('button'), id }),
 ]);
 
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
@@ -23,6 +25,8 @@ export type ServerMessage =
   | { v: typeof API_VERSION; type: 'state'; scene: string; phase: string; trace_id: string }
   | { v: typeof API_VERSION; type: 'speech'; trace_id: string; text: string }
   | { v: typeof API_VERSION; type: 'pong'; id?: string }
+  /** The voice path: its state, and what the child is saying as it is recognised. */
+  | { v: typeof API_VERSION; type: 'voice'; state?: string; partial?: string; final?: boolean }
   | { v: typeof API_VERSION; type: 'error'; id?: string; code: string; message: string };
 
 export function parseClientMessage(raw: string): { ok: true; message: ClientMessage } | { ok: false; message: string } {

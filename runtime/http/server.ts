@@ -30,6 +30,8 @@ export interface HttpServerOptions {
   bus: EventBus<LampEvents>;
   projector?: Projector;
   camera?: SimCamera;
+  /** Presses the push-to-talk button (undefined when the lamp has none). */
+  pressButton?: () => void;
   health: () => Record<string, unknown>;
   log: Logger;
 }
@@ -111,10 +113,12 @@ export class HttpServer implements Component {
     });
     if (opts.projector) this.unsubscribe.push(opts.projector.onChange((card) => this.broadcast({ v: API_VERSION, type: 'card', card: card ?? null })));
     this.opts.bus.on('http', 'speech', ({ traceId, text }) => this.broadcast({ v: API_VERSION, type: 'speech', trace_id: traceId, text }));
+    this.opts.bus.on('http', 'voice.state', ({ state }) => this.broadcast({ v: API_VERSION, type: 'voice', state }));
+    this.opts.bus.on('http', 'voice.partial', ({ text, final }) => this.broadcast({ v: API_VERSION, type: 'voice', partial: text, final: final === true }));
     this.opts.bus.on('http', 'turn.completed', ({ envelope, source }) => {
       this.broadcast({ v: API_VERSION, type: 'state', scene: envelope.scene, phase: envelope.phase, trace_id: envelope.trace_id });
       // Turns that did not come through this server (the microphone) still reach every screen.
-      if (source === 'microphone') this.broadcast({ v: API_VERSION, type: 'response', envelope });
+      if (source === 'microphone' || source === 'voice' || source === 'camera' || source === 'cloud') this.broadcast({ v: API_VERSION, type: 'response', envelope });
     });
     opts.log.info({ url: `http://${this.address.host}:${this.address.port}/` }, 'http listening');
   }
@@ -263,6 +267,11 @@ export class HttpServer implements Component {
       const msg = parsed.message;
       if (msg.type === 'ping') {
         this.send(ws, { v: API_VERSION, type: 'pong', id: msg.id });
+        return;
+      }
+      if (msg.type === 'button') {
+        if (this.opts.pressButton) this.opts.pressButton();
+        else this.send(ws, { v: API_VERSION, type: 'error', id: msg.id, code: formatCode(ErrorCode.DRIVER_UNAVAILABLE), message: 'no push-to-talk button is configured' });
         return;
       }
       if (msg.type === 'image' && !this.opts.camera) {

@@ -104,6 +104,11 @@ export class TurnPipeline {
     return run;
   }
 
+  /** The scene the child is in now (read from the session; for the voice path's VAD preset). */
+  activeScene(): SceneName {
+    return this.deps.sessions.load(DEFAULT_SESSION_ID, this.now(), this.deps.idleResetMinutes?.() ?? 30).session.active_scene;
+  }
+
   private loadSession(now: Date, log: Logger): Session {
     const { session, reset } = this.deps.sessions.load(DEFAULT_SESSION_ID, now, this.deps.idleResetMinutes?.() ?? 30);
     if (reset) log.info({ reason: reset }, 'session reset to chat');

@@ -7,6 +7,9 @@
   const projector = document.getElementById('projector');
   const status = document.getElementById('status');
   const scene = document.getElementById('scene');
+  const voice = document.getElementById('voice');
+  const voiceState = document.getElementById('voice-state');
+  const heard = document.getElementById('heard');
   let ws;
   let nextId = 1;
 
@@ -27,6 +30,7 @@
       projector.appendChild(p);
       return;
     }
+    if (card.kind === 'homework') return showHomework(card);
     if (card.next_review) card = Object.assign({}, card, { subtitle: (card.subtitle || '') + ' · 下次复习 ' + new Date(card.next_review).toLocaleDateString() });
     for (const key of ['title', 'subtitle']) {
       if (!card[key]) continue;
@@ -63,6 +67,28 @@
     });
   }
 
+  // A checked page: one line per problem with its mark (✓ right, ✗ look again, ? not sure yet).
+  function showHomework(card) {
+    const t = document.createElement('div');
+    t.className = 'title';
+    t.textContent = card.title || '作业检查';
+    projector.appendChild(t);
+    const marks = card.marks || [];
+    (card.lines || []).forEach(function (line, i) {
+      const div = document.createElement('div');
+      div.className = 'line hw ' + ((marks[i] && marks[i].verdict) || '');
+      div.dataset.testid = 'hw-item';
+      div.textContent = line;
+      projector.appendChild(div);
+    });
+    if (card.summary) {
+      const s = document.createElement('div');
+      s.className = 'subtitle';
+      s.textContent = card.summary;
+      projector.appendChild(s);
+    }
+  }
+
   function setStatus(state, text) {
     status.dataset.state = state;
     status.textContent = text;
@@ -82,6 +108,12 @@
       else if (msg.type === 'card') showCard(msg.card);
       else if (msg.type === 'response') addLine(msg.envelope.success ? 'lamp' : 'lamp error', msg.envelope.content.text);
       else if (msg.type === 'error') addLine('error', msg.message);
+      else if (msg.type === 'voice') {
+        if (msg.state) voice.dataset.state = msg.state;
+        if (msg.state) voiceState.textContent = msg.state;
+        if (msg.partial !== undefined) heard.textContent = msg.partial;
+        if (msg.final) addLine('child', msg.partial);
+      }
       else if (msg.type === 'state') {
         scene.textContent = msg.scene + ' · ' + msg.phase;
         scene.dataset.scene = msg.scene;
@@ -112,6 +144,10 @@
       .then(function (res) { return res.json(); })
       .then(function (body) { if (body.error) addLine('error', body.error.message); })
       .catch(function (err) { addLine('error', String(err)); });
+  });
+
+  document.getElementById('talk').addEventListener('click', function () {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ v: 1, type: 'button', id: String(nextId++) }));
   });
 
   connect();
