@@ -176,7 +176,7 @@ describe('VoiceActivityDetector (real silero model through sherpa-onnx)', () => 
   it('reports its cost per 30 ms frame (median; a figure, not a pass mark)', async () => {
     const vad = await VoiceActivityDetector.load({ modelsDir });
     const times: number[] = [];
-    for (let rep = 0; rep < 3; rep++) {
+    for (let rep = 0; rep < 8; rep++) {
       for (let i = 0; i + 480 <= stream.length; i += 480) {
         const t0 = performance.now();
         vad.accept(stream.subarray(i, i + 480));
@@ -187,6 +187,6 @@ describe('VoiceActivityDetector (real silero model through sherpa-onnx)', () => 
     const median = times[Math.floor(times.length / 2)] as number;
     const p95 = times[Math.floor(times.length * 0.95)] as number;
     console.log(`VAD cost per 30 ms frame over ${times.length} frames: median ${median.toFixed(3)} ms, p95 ${p95.toFixed(3)} ms`);
-    expect(times.length).toBeGreaterThan(1000);
+    expect(times.length).toBeGreaterThan(3000);
   });
 });
