@@ -6,7 +6,11 @@ import { ErrorCode, isLampError } from '../runtime/errors.js';
 import { tempDir } from '../test/helpers/app.js';
 import { rejection } from '../test/helpers/caught.js';
 import { SimCamera } from './camera/sim.js';
-import { createDrivers } from './index.js';
+import { EvdevButton } from './button/evdev.js';
+import { V4l2Camera } from './camera/v4l2.js';
+import { bindingAvailable, createDrivers } from './index.js';
+import { AlsaMicrophone } from './microphone/alsa.js';
+import { AlsaSpeaker } from './speaker/alsa.js';
 import type { AudioChunk } from './microphone/microphone.js';
 import { SimMicrophone } from './microphone/sim.js';
 import { SimServo } from './servo/sim.js';
@@ -105,5 +109,33 @@ describe('simulator drivers', () => {
     const cfg = (env: Record<string, string>) => loadConfig({ env: { LAMP_DATA_DIR: tempDir(), ...env } });
     expect(Object.keys(createDrivers(cfg({ LAMP_DRIVERS_SERVO: 'none' }))).sort()).toEqual(['button', 'camera', 'microphone', 'projector', 'speaker']);
     expect(() => createDrivers(cfg({ LAMP_DRIVERS_SERVO: 'real' }))).toThrow(/no real servo binding.*LAMP-2001/);
+  });
+
+  it('builds the real camera, microphone, speaker and button from the config; the speaker follows the live volume', () => {
+    for (const kind of ['camera', 'microphone', 'speaker', 'button'] as const) expect(bindingAvailable(kind, 'real')).toBe(true);
+    expect(bindingAvailable('servo', 'real')).toBe(false);
+    const config = loadConfig({
+      env: {
+        LAMP_DATA_DIR: tempDir(),
+        LAMP_DRIVERS_CAMERA: 'real',
+        LAMP_DRIVERS_MICROPHONE: 'real',
+        LAMP_DRIVERS_SPEAKER: 'real',
+        LAMP_DRIVERS_BUTTON: 'real',
+        LAMP_CAMERA_DEVICE: '/dev/video2',
+        LAMP_AUDIO_CAPTURE_DEVICE: 'plughw:1,0',
+        LAMP_DRIVERS_BUTTON_KEY_CODE: '57',
+      },
+    });
+    const d = createDrivers(config);
+    expect(d.camera).toBeInstanceOf(V4l2Camera);
+    expect(d.microphone).toBeInstanceOf(AlsaMicrophone);
+    expect(d.speaker).toBeInstanceOf(AlsaSpeaker);
+    expect(d.button).toBeInstanceOf(EvdevButton);
+    expect(d.camera?.health()).toMatchObject({ binding: 'real', device: '/dev/video2' });
+    expect(d.microphone?.health()).toMatchObject({ device: 'plughw:1,0' });
+    expect(d.button?.health()).toMatchObject({ device: '/dev/input/by-path/platform-gpio-keys-event', keyCode: 57 });
+    expect(d.speaker?.health().volume).toBe(0.8);
+    config.audio.volume = 0.3; // what the cloud's set_config does
+    expect(d.speaker?.health().volume).toBe(0.3);
   });
 });
