@@ -10,6 +10,7 @@ import { EvdevButton } from './button/evdev.js';
 import { V4l2Camera } from './camera/v4l2.js';
 import { bindingAvailable, createDrivers } from './index.js';
 import { AlsaMicrophone } from './microphone/alsa.js';
+import { probeRealDevice } from './probe.js';
 import { AlsaSpeaker } from './speaker/alsa.js';
 import type { AudioChunk } from './microphone/microphone.js';
 import { SimMicrophone } from './microphone/sim.js';
@@ -137,5 +138,18 @@ describe('simulator drivers', () => {
     expect(d.speaker?.health().volume).toBe(0.8);
     config.audio.volume = 0.3; // what the cloud's set_config does
     expect(d.speaker?.health().volume).toBe(0.3);
+  });
+});
+
+describe('probeRealDevice (for lamp doctor)', () => {
+  it('says whether the configured device nodes and sound cards exist, without opening them', () => {
+    const dir = tempDir();
+    const cards = path.join(dir, 'cards');
+    writeFileSync(cards, ' 0 [rockchipes8388 ]: rockchip_es8388 - rockchip,es8388\n                      rockchip,es8388\n');
+    const config = loadConfig({ env: { LAMP_DATA_DIR: dir, LAMP_CAMERA_DEVICE: '/dev/video9', LAMP_DRIVERS_BUTTON_DEVICE: '/dev/null' } });
+    expect(probeRealDevice('camera', config)).toEqual({ ok: false, detail: 'camera /dev/video9 does not exist' });
+    expect(probeRealDevice('button', config)).toEqual({ ok: true, detail: 'push-to-talk key 28 on /dev/null (character device)' });
+    expect(probeRealDevice('speaker', config, cards)).toEqual({ ok: true, detail: 'ALSA default; sound cards: rockchipes8388' });
+    expect(probeRealDevice('microphone', config, path.join(dir, 'none'))).toMatchObject({ ok: false, detail: expect.stringMatching(/no sound card/) });
   });
 });
