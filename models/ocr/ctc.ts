@@ -1,0 +1,67 @@
+export interface DecodedChar { text: string; confidence: number; x0: number; x1: number }
+export interface DecodedLine { text: string; confidence: number; minCharConfidence: number; chars: DecodedChar[] }
+
+/**
+ * Greedy CTC decoding of one line: the most probable class at each time step, runs of the same class
+ * collapsed to one character, the blank (class 0) dropped. A character's confidence is the highest
+ * probability along its run; the line's is the mean over its characters.
+ *
+ * Each time step covers `pxPerStep` pixels of the crop, so a run from step a to step b spans
+ * [a·pxPerStep, (b+1)·pxPerStep), clamped to the crop's width; see spreadSpans for how that spike
+ * becomes the character's cell.
+ */
+export function ctcDecode(probs: Float32Array, offset: number, steps: number, classes: number, dict: readonly string[], pxPerStep: number, cropW: number): DecodedLine {
+  const chars: DecodedChar[] = [];
+  let prev = 0;
+  let current: DecodedChar | undefined;
+  for (let t = 0; t < steps; t++) {
+    const row = offset + t * classes;
+    let best = 0, bestP = probs[row] as number;
+    for (let c = 1; c < classes; c++) {
+      const p = probs[row + c] as number;
+      if (p > bestP) {
+        best = c;
+        bestP = p;
+      }
+    }
+    if (best !== 0 && best === prev && current) {
+      current.confidence = Math.max(current.confidence, bestP);
+      current.x1 = Math.min(cropW, (t + 1) * pxPerStep);
+    } else if (best !== 0) {
+      current = { text: dict[best] ?? '', confidence: bestP, x0: Math.min(cropW, t * pxPerStep), x1: Math.min(cropW, (t + 1) * pxPerStep) };
+      chars.push(current);
+    } else {
+      current = undefined;
+    }
+    prev = best;
+  }
+  // Spaces at either end carry no reading; spaces inside are kept so that text = chars joined.
+  while (chars[0]?.text === ' ') chars.shift();
+  while (chars.at(-1)?.text === ' ') chars.pop();
+  if (chars.length === 0) return { text: '', confidence: 0, minCharConfidence: 0, chars };
+  spreadSpans(chars, cropW);
+  let sum = 0, min = 1;
+  for (const c of chars) {
+    sum += c.confidence;
+    min = Math.min(min, c.confidence);
+  }
+  return { text: chars.map((c) => c.text).join(''), confidence: sum / chars.length, minCharConfidence: min, chars };
+}
+
+/**
+ * CTC fires a character on a step or two near its middle, so the spike is narrower than the glyph.
+ * Each character gets a cell around its spike's centre instead: up to half the line's typical pitch
+ * (the lower median of the distances between neighbouring centres) on either side, never past the midpoint to a
+ * neighbour, so cells do not overlap and a wide gap before a written answer stays a gap.
+ */
+export function spreadSpans(chars: DecodedChar[], cropW: number): void {
+  const centres = chars.map((c) => (c.x0 + c.x1) / 2);
+  const gaps = centres.slice(1).map((c, i) => c - (centres[i] as number)).sort((a, b) => a - b);
+  const pitch = gaps.length ? (gaps[(gaps.length - 1) >> 1] as number) : cropW;
+  chars.forEach((c, i) => {
+    const mid = centres[i] as number;
+    const prev = centres[i - 1], next = centres[i + 1];
+    c.x0 = Math.max(0, mid - pitch / 2, prev === undefined ? 0 : (prev + mid) / 2);
+    c.x1 = Math.min(cropW, mid + pitch / 2, next === undefined ? cropW : (mid + next) / 2);
+  });
+}
