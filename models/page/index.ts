@@ -1,0 +1,12 @@
+/** The homework page pipeline: fixed OpenCV steps from a camera photo to a flat, clean page cut into lines and problems. */
+export { decodeImage, MAX_IMAGE_BYTES } from './decode.js';
+export { MIN_IMAGE_SIDE } from './image.js';
+export { assessQuality, HINTS } from './quality.js';
+export { findPageQuad, detectPage, orderCorners, quadArea, type PageDetection } from './quad.js';
+export { warpPage, PAGE_LONG_SIDE } from './warp.js';
+export { deskew, estimateSkewDeg } from './deskew.js';
+export { denoise, normaliseContrast } from './enhance.js';
+export { inkMask, type InkKind } from './ink.js';
+export { sliceLines, sliceRegions, textMask } from './slice.js';
+export { preparePage, type PrepareOptions } from './pipeline.js';
+export type * from './types.js';
