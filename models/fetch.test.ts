@@ -88,6 +88,17 @@ describe('models:fetch', () => {
     expect(existsSync(path.join(dir, 'tiny'))).toBe(false);
   });
 
+  it('a model with no sha256 in the manifest is refused unless hashes are being recorded, then reported as unverified', async () => {
+    const dir = path.join(root, 'models-f');
+    const unverified = entry();
+    unverified.files = unverified.files.map((f) => ({ ...f, bytes: null, sha256: null }));
+    expect(await rejection(fetchModel(unverified, { modelsDir: dir }))).toMatchObject({ code: ErrorCode.MODEL_CORRUPT, message: expect.stringContaining('no sha256') });
+    const lines: string[] = [];
+    await fetchModel(unverified, { modelsDir: dir, recordHashes: true, log: (l) => lines.push(l) });
+    expect(lines).toContain(`tiny: model.onnx ${weights.length} bytes sha256 ${sha(weights)} (not in the manifest yet)`);
+    expect(checkModel(dir, unverified).status).toBe('unverified');
+  });
+
   it('installs from an archive on disk, and recovers an install cut between its two renames', async () => {
     const dir = path.join(root, 'models-e');
     mkdirSync(path.join(dir, '.old-tiny'), { recursive: true });

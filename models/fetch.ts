@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { ErrorCode, LampError } from '../runtime/errors.js';
-import { type ModelEntry, sha256File } from './manifest.js';
+import { type ModelEntry, isVerifiable, sha256File } from './manifest.js';
 
 const run = promisify(execFile);
 const ARCHIVE = /\.(tgz|tar\.gz|tar\.bz2|tar\.xz|tar)$/;
@@ -17,6 +17,12 @@ export interface FetchOptions {
   modelsDir: string;
   /** An archive or file already on disk (a technician's USB stick) instead of downloading `url`. */
   source?: string;
+  /**
+   * Install a model whose manifest entry has no sha256 yet, and report each file's size and
+   * sha256 (to be checked against the publisher and written into the manifest). Off by
+   * default: the lamp never installs unverified weights unless a person asks for it.
+   */
+  recordHashes?: boolean;
   log?: (line: string) => void;
 }
 
@@ -44,6 +50,9 @@ async function recover(modelsDir: string, name: string): Promise<void> {
  */
 export async function fetchModel(model: ModelEntry, opts: FetchOptions): Promise<string> {
   const say = opts.log ?? (() => undefined);
+  if (!isVerifiable(model) && !opts.recordHashes) {
+    throw new LampError(ErrorCode.MODEL_CORRUPT, `${model.name}: the manifest has no sha256 for it yet, so it cannot be verified; fetch it with --record-hashes on a trusted network and add the printed sizes and hashes to models/manifest.json`, { model: model.name });
+  }
   await mkdir(opts.modelsDir, { recursive: true });
   await recover(opts.modelsDir, model.name);
   const work = await mkdtemp(path.join(opts.modelsDir, `.fetch-${model.name}-`));
@@ -69,8 +78,10 @@ export async function fetchModel(model: ModelEntry, opts: FetchOptions): Promise
       const from = isArchive ? path.join(unpacked, f.from ?? f.path) : fetched;
       if (!existsSync(from)) throw new LampError(ErrorCode.MODEL_MISSING, `${model.name}: ${f.from ?? f.path} is not in ${model.url}`, { model: model.name, file: f.path });
       const bytes = (await stat(from)).size;
-      if (bytes !== f.bytes) throw new LampError(ErrorCode.MODEL_CORRUPT, `${model.name}: ${f.path} is ${bytes} bytes, the manifest says ${f.bytes}`, { model: model.name, file: f.path });
-      if (sha256File(from) !== f.sha256) throw new LampError(ErrorCode.MODEL_CORRUPT, `${model.name}: ${f.path} does not match its sha256`, { model: model.name, file: f.path });
+      if (f.bytes === null || f.sha256 === null) {
+        say(`${model.name}: ${f.path} ${bytes} bytes sha256 ${sha256File(from)} (not in the manifest yet)`);
+      } else if (bytes !== f.bytes) throw new LampError(ErrorCode.MODEL_CORRUPT, `${model.name}: ${f.path} is ${bytes} bytes, the manifest says ${f.bytes}`, { model: model.name, file: f.path });
+      else if (sha256File(from) !== f.sha256) throw new LampError(ErrorCode.MODEL_CORRUPT, `${model.name}: ${f.path} does not match its sha256`, { model: model.name, file: f.path });
       const to = path.join(staging, f.path);
       await mkdir(path.dirname(to), { recursive: true });
       await copyFile(from, to);

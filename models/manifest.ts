@@ -7,8 +7,11 @@ import { projectRoot } from '../runtime/paths.js';
 
 const fileSchema = z.strictObject({
   path: z.string().min(1),
-  bytes: z.number().int().positive(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Exact size and sha256; null while not yet verified from the official archive (see `verified`). */
+  bytes: z.number().int().positive().nullable(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  /** The size the publisher's page shows, for an entry not verified yet. */
+  approxSize: z.string().nullable().optional(),
   /** Where an npm dependency ships the same file, relative to node_modules (development machines). */
   npm: z.string().optional(),
   /** Where the file is inside the downloaded archive (`npm run models:fetch`); default: its `path`. */
@@ -24,12 +27,18 @@ const modelSchema = z.strictObject({
   files: z.array(fileSchema).min(1),
   /** What the lamp does when this model is missing or corrupt. */
   without: z.string(),
+  notes: z.string().optional(),
 });
 
 const manifestSchema = z.strictObject({ version: z.literal(1), models: z.array(modelSchema) });
 
 export type ModelEntry = z.infer<typeof modelSchema>;
-export type ModelStatus = 'present' | 'missing' | 'corrupt';
+export type ModelStatus = 'present' | 'unverified' | 'missing' | 'corrupt';
+
+/** Whether every file of the entry has a size and sha256 to check against. */
+export function isVerifiable(model: ModelEntry): boolean {
+  return model.files.every((f) => f.bytes !== null && f.sha256 !== null);
+}
 
 export interface ModelCheck {
   name: string;
@@ -81,9 +90,15 @@ export function checkModel(modelsDir: string, model: ModelEntry): ModelCheck {
     const at = locateModelFile(modelsDir, model, f);
     if (!at) return { name: model.name, status: 'missing', detail: `${f.path} not in ${path.join(modelsDir, model.name)}`, without: model.without };
     const bytes = statSync(at).size;
+    if (f.bytes === null || f.sha256 === null) {
+      found.push(at);
+      continue;
+    }
     if (bytes !== f.bytes) return { name: model.name, status: 'corrupt', location: at, detail: `${f.path}: ${bytes} bytes, expected ${f.bytes}`, without: model.without };
     if (sha256File(at) !== f.sha256) return { name: model.name, status: 'corrupt', location: at, detail: `${f.path}: sha256 mismatch`, without: model.without };
     found.push(at);
   }
-  return { name: model.name, status: 'present', location: path.dirname(found[0] as string), detail: `${model.files.length} file(s) verified`, without: model.without };
+  const location = path.dirname(found[0] as string);
+  if (!isVerifiable(model)) return { name: model.name, status: 'unverified', location, detail: `${model.files.length} file(s) present but not verified: the manifest has no sha256 for this model yet`, without: model.without };
+  return { name: model.name, status: 'present', location, detail: `${model.files.length} file(s) verified`, without: model.without };
 }

@@ -112,6 +112,7 @@ export function createApp(config: LampConfig, log: Logger): App {
     outbox: () => outbox,
     submit,
     cloudDeadlineMs: config.homework.cloudDeadlineMs,
+    warmUpAfterMs: config.homework.warmUp ? 2000 : undefined,
     now: () => clock?.now() ?? new Date(),
     log: child(log, 'homework'),
   });

@@ -88,7 +88,8 @@ export function runChecks(configFile?: string, env: NodeJS.ProcessEnv = process.
   try {
     for (const model of loadManifest()) {
       const r = checkModel(modelsDirOf(config), model);
-      rows.push({ check: `model ${r.name}`, status: r.status === 'present' ? 'ok' : 'warn', detail: r.status === 'present' ? `${r.detail} (${r.location})` : `${r.status}: ${r.detail}; without it: ${r.without}` });
+      const detail = r.status === 'present' ? `${r.detail} (${r.location})` : r.status === 'unverified' ? `${r.detail} (${r.location})` : `${r.status}: ${r.detail}; without it: ${r.without}`;
+      rows.push({ check: `model ${r.name}`, status: r.status === 'present' ? 'ok' : 'warn', detail });
     }
   } catch (err) {
     rows.push({ check: 'model manifest', status: 'FAIL', detail: message(err) });

@@ -89,6 +89,8 @@ export const configSchema = z.strictObject({
       dumpDir: z.string().default(''),
       /** How long the lamp waits for the cloud's grading before queueing the request for later. */
       cloudDeadlineMs: z.number().int().min(1000).max(120_000).default(20_000),
+      /** Load the OCR models in the background a moment after start (off: at the first page). */
+      warmUp: z.boolean().default(true),
     })
     .prefault({}),
   voice: z
@@ -102,9 +104,9 @@ export const configSchema = z.strictObject({
       /** After a wake, how long it waits for the child to start speaking. */
       listenTimeoutMs: z.number().int().min(1000).max(60_000).default(8_000),
       /** Manifest names of the speech models to use when present in the model directory. */
-      asrModel: z.string().default('sherpa-streaming-zipformer-bilingual-zh-en'),
-      kwsModel: z.string().default('sherpa-kws-zipformer-wenetspeech'),
-      ttsModel: z.string().default('sherpa-vits-zh'),
+      asrModel: z.string().default('sherpa-onnx-streaming-zipformer-bilingual-zh-en-2023-02-20'),
+      kwsModel: z.string().default('kws-zipformer-wenetspeech-3-3m-2024-01-01'),
+      ttsModel: z.string().default('matcha-icefall-zh-baker'),
       /** Keep synthesised fixed phrases on disk (<dataDir>/tts-cache). */
       phraseCache: z.boolean().default(true),
     })

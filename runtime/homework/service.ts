@@ -22,7 +22,7 @@ export interface HomeworkServiceDeps {
   /** The lamp's monotonic clock, for the queued request's time. */
   now: () => Date;
   log: Logger;
-  /** Load the OCR models this long after start, so they do not compete with startup. */
+  /** Load the OCR models this long after start, so they do not compete with startup; undefined = at the first page. */
   warmUpAfterMs?: number;
 }
 
@@ -51,11 +51,12 @@ export class HomeworkService implements Component {
   constructor(private readonly deps: HomeworkServiceDeps) {}
 
   async start(): Promise<void> {
+    if (this.deps.warmUpAfterMs === undefined) return;
     // Warm up in the background once the lamp is up; the first check waits for it if it comes sooner.
     const t = setTimeout(() => {
       this.timers.delete(t);
       this.ready().catch(() => undefined);
-    }, this.deps.warmUpAfterMs ?? 2000);
+    }, this.deps.warmUpAfterMs);
     t.unref();
     this.timers.add(t);
   }

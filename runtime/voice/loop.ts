@@ -218,8 +218,10 @@ export class VoiceLoop {
     clearTimeout(this.timer);
     this.stream = undefined;
     this.setState('speaking');
-    const spoken = await this.deps.output.say(text);
-    if (ours && this.pending === ours) this.record(spoken.firstAudioAt);
+    const spoken = await this.deps.output.say(text, (at) => {
+      if (ours && this.pending === ours) this.record(at);
+    });
+    if (ours && this.pending === ours) this.record(undefined); // nothing was played
     if (spoken.stopped) return; // interrupted: whoever stopped it decides what comes next
     if (this.canListen) this.listen(this.deps.followUpMs, 'follow_up');
     else this.setState('idle');

@@ -28,7 +28,8 @@ export class SpeechOutput {
     return this.tts.engine;
   }
 
-  async say(text: string): Promise<Spoken> {
+  /** Speaks `text`; `onFirstAudio` is called as the first sentence starts playing. */
+  async say(text: string, onFirstAudio?: (at: number) => void): Promise<Spoken> {
     this.stop();
     const mine = ++this.generation;
     this.active++;
@@ -36,7 +37,10 @@ export class SpeechOutput {
     try {
       for await (const pcm of this.tts.stream(text)) {
         if (mine !== this.generation) return { stopped: true, firstAudioAt };
-        firstAudioAt ??= performance.now();
+        if (firstAudioAt === undefined) {
+          firstAudioAt = performance.now();
+          onFirstAudio?.(firstAudioAt);
+        }
         const played = await this.speaker.play(pcm);
         if (played.stopped || mine !== this.generation) return { stopped: true, firstAudioAt };
       }

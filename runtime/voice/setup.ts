@@ -87,7 +87,9 @@ export async function loadVoiceStack(config: LampConfig, drivers: Drivers, log: 
     if (engine) {
       const plain = engine;
       const cached = config.voice.phraseCache ? new tts.PhraseCache(path.join(path.resolve(config.dataDir), 'tts-cache'), log).wrap(plain) : plain;
-      const pick = (s: string): typeof plain => (isFixedPhrase(s) ? cached : plain);
+      // The neural Chinese voices cannot read English: English sentences go to espeak-ng.
+      const english = plain.engine === 'sherpa' && hasEspeak() ? new tts.EspeakTts() : undefined;
+      const pick = (s: string): typeof plain => (english && tts.detectLang(s) === 'en' ? english : isFixedPhrase(s) ? cached : plain);
       const router: typeof plain = { engine: plain.engine, voice: plain.voice, synthesize: (s, o) => pick(s).synthesize(s, o) };
       stack.tts = { engine: plain.engine, stream: (text) => tts.speakStream(router, text) };
     }

@@ -14,7 +14,8 @@ export function tempDir(prefix = 'lamp-test-'): string {
 export async function startTestApp(env: Record<string, string> = {}): Promise<App & { url: string; token: string; stop: () => Promise<void> }> {
   const dataDir = tempDir();
   const config: LampConfig = loadConfig({
-    env: { LAMP_DATA_DIR: dataDir, LAMP_HTTP_PORT: '0', LAMP_HTTP_TOKEN: 'test-token-0123456789', ...env },
+    // Voice and the OCR warm-up are off unless a test asks: they cost CPU that other tests need.
+    env: { LAMP_DATA_DIR: dataDir, LAMP_HTTP_PORT: '0', LAMP_HTTP_TOKEN: 'test-token-0123456789', LAMP_VOICE_ENABLED: 'false', LAMP_HOMEWORK_WARM_UP: 'false', ...env },
   });
   const app = createApp(config, pino({ level: 'silent' }));
   await app.lifecycle.start();

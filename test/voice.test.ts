@@ -1,0 +1,110 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SimButton } from '../drivers/button/sim.js';
+import type { SimMicrophone } from '../drivers/microphone/sim.js';
+import type { SimSpeaker } from '../drivers/speaker/sim.js';
+import { encodeWav, decodeWav } from '../drivers/wav.js';
+import { rms } from '../models/audio/pcm.js';
+import { resamplePcm } from '../models/audio/resample.js';
+import { EspeakTts } from '../models/tts/espeak.js';
+import { runChecks } from '../runtime/commands/doctor.js';
+import { startTestApp, tempDir } from './helpers/app.js';
+import { readFileSync } from 'node:fs';
+
+let app: Awaited<ReturnType<typeof startTestApp>> | undefined;
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+const dir = tempDir('lamp-voice-');
+
+/** Real speech (espeak-ng) at 16 kHz inside silence, with its transcript beside it for the simulator recogniser. */
+async function utteranceWav(name: string, text: string): Promise<string> {
+  const speech = resamplePcm(await new EspeakTts().synthesize(text, { lang: 'zh' }), 16_000);
+  const silence = (ms: number): Int16Array => new Int16Array((16_000 * ms) / 1000);
+  const samples = new Int16Array([...silence(400), ...speech.samples, ...silence(1500)]);
+  const file = path.join(dir, `${name}.wav`);
+  writeFileSync(file, encodeWav({ sampleRate: 16_000, samples }));
+  writeFileSync(path.join(dir, `${name}.txt`), text);
+  return file;
+}
+
+async function until(what: string, fn: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('voice, end to end on the simulator drivers with the real VAD and espeak-ng', () => {
+  let ask: string;
+  let chatter: string;
+  beforeAll(async () => {
+    ask = await utteranceWav('ask', '我想背静夜思');
+    chatter = await utteranceWav('chatter', '今天天气真好');
+  });
+
+  it('button → speech → words → reply spoken; the lamp does not hear itself; the button interrupts it', async () => {
+    app = await startTestApp({ LAMP_VOICE_ENABLED: 'true' });
+    const voice = app.voice;
+    expect(voice).toBeDefined();
+    await voice?.ready;
+    const loop = voice?.loop;
+    expect(loop?.canListen).toBe(true);
+    const mic = app.drivers.microphone as SimMicrophone;
+    const speaker = app.drivers.speaker as SimSpeaker;
+    const button = app.drivers.button as SimButton;
+
+    button.press();
+    expect(loop?.state).toBe('listening');
+    await mic.playWav(ask, { realtime: false });
+    await until('the reply to play', () => speaker.playing);
+    expect(app.pipeline().activeScene()).toBe('recite');
+    expect(app.pipeline().turns).toBe(1);
+    const clip = speaker.played[0];
+    expect(clip?.file).toBeDefined();
+    expect(rms(decodeWav(readFileSync(clip?.file as string)).samples)).toBeGreaterThan(0.01); // audible (RMS of full scale), not silence
+    const timing = loop?.timings[0];
+    expect(timing).toMatchObject({ trace_id: expect.any(String), final_text_ms: expect.any(Number), response_ready_ms: expect.any(Number), first_audio_ms: expect.any(Number) });
+    expect((timing?.first_audio_ms ?? 0) >= (timing?.response_ready_ms ?? Infinity)).toBe(true);
+    expect(app.health().components).toMatchObject({ voice: { voice_turns: 1 } });
+
+    // While it speaks, the microphone's audio reaches neither VAD nor recogniser.
+    expect(loop?.state).toBe('speaking');
+    await mic.playWav(chatter, { realtime: false });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(app.pipeline().turns).toBe(1);
+
+    // The button stops playback at once and listens.
+    const pressedAt = performance.now();
+    button.press();
+    await until('playback to stop', () => !speaker.playing, 1000);
+    expect(performance.now() - pressedAt).toBeLessThan(200);
+    expect(speaker.played[speaker.played.length - 1]?.stopped).toBe(true);
+    expect(loop?.state).toBe('listening');
+    await mic.playWav(chatter, { realtime: false });
+    await until('the second turn', () => app?.pipeline().turns === 2);
+  });
+
+  it('a corrupt VAD model: doctor says so, the lamp runs without listening, typed text still works', async () => {
+    const models = path.join(dir, 'models');
+    mkdirSync(path.join(models, 'silero-vad'), { recursive: true });
+    writeFileSync(path.join(models, 'silero-vad', 'silero_vad.onnx'), 'not a model');
+    const rows = runChecks(undefined, { LAMP_MODELS_DIR: models, LAMP_DATA_DIR: path.join(dir, 'data') });
+    expect(rows.find((r) => r.check === 'model silero-vad')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^corrupt: .*without it: no voice input/) });
+
+    app = await startTestApp({ LAMP_VOICE_ENABLED: 'true', LAMP_MODELS_DIR: models });
+    await app.voice?.ready;
+    expect(app.voice?.loop?.canListen).toBe(false);
+    expect(app.voice?.stack?.degraded.join('\n')).toMatch(/no VAD .*LAMP-3002/);
+    (app.drivers.button as SimButton).press(); // woken, cannot listen: no crash
+    expect(app.voice?.loop?.state).toBe('idle');
+    (app.drivers.microphone as SimMicrophone).emitText('我想背静夜思');
+    await until('the typed turn', () => app?.pipeline().turns === 1);
+    expect(app.health().components).toMatchObject({ voice: { can_listen: false } });
+  });
+});
+
