@@ -87,16 +87,23 @@ export function pageHtml(rng: Rng, layout: Layout, set: ProblemSet): string {
   const wide = set.problems.map((p, i) => ({ p, i })).filter((x) => x.p.wide);
   const cells = grid.map(({ p, i }) => `<div class="cell">${itemHtml(rng, p, i)}</div>`).join('');
   const name = rng.chance(0.8) ? hw(rng, -1, rng.pick(NAMES)) : '';
-  const wideTitle = wide.some((x) => x.p.slot === 'line') ? '二、解决问题。' : '二、看拼音，写词语。';
-  const wideHtml = wide.length === 0 ? '' : `<div class="sec">${wideTitle}</div>${wide.map(({ p, i }) => itemHtml(rng, p, i)).join('')}`;
+  // one numbered section per kind of full-width item: 二、看拼音，写词语。 then 解决问题。
+  const sections = [['看拼音，写词语。', 'boxes'], ['解决问题。', 'line']] as const;
+  let wideHtml = '';
+  let n = 0;
+  for (const [title, slot] of sections) {
+    const these = wide.filter((x) => x.p.slot === slot);
+    if (these.length === 0) continue;
+    wideHtml += `<div class="sec">${['二', '三'][n++]}、${title}</div>${these.map(({ p, i }) => itemHtml(rng, p, i)).join('')}`;
+  }
   const weight = layout.pencil ? 400 : rng.pick([400, 700]);
   return `<!doctype html><html><head><meta charset="utf-8"><style>
 html,body{margin:0;padding:0;background:#777}
 #page{--f:${layout.fontSize}px;width:${layout.width}px;height:${layout.height}px;background:${layout.paper};position:relative;overflow:hidden;box-sizing:border-box;
   padding:34px 46px 30px;font-family:'WenQuanYi Micro Hei',sans-serif;color:#141414;font-size:var(--f)}
 .title{text-align:center;font-size:calc(var(--f)*1.1);font-weight:bold;letter-spacing:.12em}
-.meta{display:flex;justify-content:space-between;font-size:calc(var(--f)*.72);margin:.5em .5em .9em}
-.fill{display:inline-block;border-bottom:1px solid #222;width:6em;text-align:center;height:1.25em;vertical-align:bottom}
+.meta{display:flex;justify-content:space-between;font-size:calc(var(--f)*.68);margin:.5em .5em .9em;white-space:nowrap}
+.fill{display:inline-block;border-bottom:1px solid #222;width:5em;text-align:center;height:1.25em;vertical-align:bottom}
 .sec{font-size:calc(var(--f)*.75);margin:.5em 0 .6em}
 .grid{display:grid;grid-template-columns:repeat(${layout.columns},minmax(0,1fr));row-gap:calc(var(--f)*.95);column-gap:calc(var(--f)*.6)}
 .cell{min-width:0;white-space:nowrap}
@@ -110,7 +117,7 @@ html,body{margin:0;padding:0;background:#777}
 .circle .hw,.box .hw{position:absolute;left:50%;top:50%;margin:0;line-height:1}
 .line{min-width:7em;border-bottom:1px solid #333}
 .pyw{display:inline-flex;flex-direction:column;align-items:center;vertical-align:top;margin-left:.4em}
-.py{font-size:.9em;letter-spacing:.08em}
+.py{font-family:'DejaVu Sans','WenQuanYi Micro Hei',sans-serif;font-size:.85em;letter-spacing:.08em}
 .boxes{display:inline-flex}
 .box{width:1.9em;height:1.9em;border:1px solid #333;position:relative;display:inline-flex;align-items:center;justify-content:center;
   background:linear-gradient(#0000 calc(50% - .5px),#9998 calc(50% - .5px),#9998 calc(50% + .5px),#0000 calc(50% + .5px)),
@@ -121,7 +128,7 @@ html,body{margin:0;padding:0;background:#777}
 .foot{position:absolute;bottom:14px;left:0;right:0;text-align:center;font-size:13px;color:#555}
 </style></head><body><div id="page">
 <div class="title">口算练习&#12288;第${layout.lesson}课</div>
-<div class="meta"><span>姓名：<span class="fill">${name}</span></span><span>日期：<span class="fill"></span></span><span>用时：<span class="fill"></span></span><span>得分：<span class="fill"></span></span></div>
+<div class="meta"><span>姓名：<span class="fill">${name}</span></span><span>日期：<span class="fill"></span></span>${layout.orientation === 'landscape' ? '<span>用时：<span class="fill"></span></span>' : ''}<span>得分：<span class="fill"></span></span></div>
 <div class="sec">一、直接写出得数。</div>
 <div class="grid">${cells}</div>
 ${wideHtml}

@@ -45,11 +45,11 @@ export const LEVEL_PARAMS: Record<Level, ShotParams> = {
   },
   medium: {
     rotation: 8, perspective: [0.03, 0.07], fill: [0.8, 0.9], exposure: [0.92, 1.02], gradient: [0.15, 0.28], vignette: [0.08, 0.16],
-    shadowChance: 0.4, shadowDepth: [0.18, 0.28], blur: [0.75, 1.0], motionChance: 0, noise: [3, 4.5], jpegQuality: 80, clutterChance: 0.5,
+    shadowChance: 0.4, shadowDepth: [0.18, 0.28], blur: [0.6, 0.85], motionChance: 0, noise: [3, 4.5], jpegQuality: 80, clutterChance: 0.5,
   },
   hard: {
-    rotation: 15, perspective: [0.08, 0.14], fill: [0.74, 0.86], exposure: [0.82, 0.95], gradient: [0.3, 0.45], vignette: [0.15, 0.25],
-    shadowChance: 1, shadowDepth: [0.35, 0.5], blur: [1.2, 1.5], motionChance: 0.5, noise: [5.5, 7.5], jpegQuality: 60, clutterChance: 0.7,
+    rotation: 15, perspective: [0.08, 0.14], fill: [0.78, 0.9], exposure: [0.82, 0.95], gradient: [0.3, 0.45], vignette: [0.15, 0.25],
+    shadowChance: 1, shadowDepth: [0.35, 0.5], blur: [0.95, 1.2], motionChance: 0.5, noise: [5.5, 7.5], jpegQuality: 60, clutterChance: 0.7,
   },
 };
 
@@ -95,7 +95,7 @@ export function desk(rng: Rng): Mat {
   const out = Buffer.alloc(PHOTO_W * PHOTO_H * 3);
   const low = field(rng, 6, 8);
   const wood = kind === 'oak' || kind === 'walnut';
-  const fine = wood ? field(rng, PHOTO_H, 24) : field(rng, PHOTO_H / 2, PHOTO_W / 2, cv.INTER_LINEAR);
+  const fine = wood ? field(rng, PHOTO_H, 48) : field(rng, PHOTO_H / 2, PHOTO_W / 2, cv.INTER_LINEAR);
   const mid = wood ? field(rng, 90, 6) : field(rng, 30, 40);
   const base: [number, number, number] =
     kind === 'oak' ? [rng.range(95, 120), rng.range(150, 175), rng.range(195, 215)]
@@ -108,8 +108,8 @@ export function desk(rng: Rng): Mat {
     for (let x = 0; x < PHOTO_W; x++, i++) {
       let v: number;
       if (wood) {
-        const ring = Math.sin(((y + 30 * Math.sin(x / 260 + phase) + 60 * (low[i] as number)) / period) * Math.PI * 2);
-        v = 0.09 * (fine[i] as number) + 0.08 * (mid[i] as number) + 0.07 * ring + 0.06 * (low[i] as number);
+        const ring = Math.sin(((y + 10 * Math.sin(x / 400 + phase) + 14 * (low[i] as number)) / period) * Math.PI * 2);
+        v = 0.12 * (fine[i] as number) + 0.06 * (mid[i] as number) + 0.05 * ring + 0.05 * (low[i] as number);
       } else {
         v = 0.16 * (fine[i] as number) + 0.08 * (mid[i] as number) + 0.08 * (low[i] as number);
       }
@@ -280,7 +280,7 @@ export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo 
   }
   let img = new cv.Mat(out, PHOTO_H, PHOTO_W, cv.CV_8UC3).gaussianBlur(new cv.Size(0, 0), span(rng, p.blur));
   if (rng.chance(p.motionChance)) {
-    const len = rng.int(3, 5);
+    const len = rng.int(3, 4);
     const horizontal = rng.chance(0.5);
     const kernel = new cv.Mat(horizontal ? 1 : len, horizontal ? len : 1, cv.CV_32F, 1 / len);
     img = img.filter2D(-1, kernel);
