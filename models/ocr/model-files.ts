@@ -30,11 +30,13 @@ export function onnxFile(files: Map<string, string>): string {
 export async function openSession(file: string, threads: number): Promise<ort.InferenceSession> {
   try {
     // Two cores on the board: ops in parallel inside one inference, inferences one after another.
+    // Worker threads sleep between ops instead of spinning: the board also runs audio and ASR.
     return await ort.InferenceSession.create(readFileSync(file), {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
     });
   } catch (err) {
     throw toLampError(err, ErrorCode.MODEL_LOAD_FAILED, `cannot load OCR model ${file}`, { file });
@@ -57,10 +59,10 @@ export function loadDictionary(file: string, classes: number): string[] {
 }
 
 /**
- * Full-width digits, Latin letters and arithmetic signs (０, ８, ＋, ＝ …) read as their ASCII forms:
+ * Full-width digits, Latin letters, brackets and arithmetic signs (０, ８, （, ＋, ＝ …) read as their ASCII forms:
  * the dictionary has both, the recogniser picks either for the same printed digit, and what reads
  * the result compares digits. Chinese punctuation (，？：) stays as it is.
  */
 export function halfWidth(s: string): string {
-  return s.replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A\uFF0B\uFF0D\uFF1C-\uFF1E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
+  return s.replace(/[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A\uFF08\uFF09\uFF0B\uFF0D\uFF1C-\uFF1E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0));
 }

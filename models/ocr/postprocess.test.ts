@@ -74,7 +74,7 @@ describe('recognition dictionary', () => {
   });
 
   it('turns full-width digits and signs into ASCII, and leaves Chinese punctuation', () => {
-    expect(halfWidth('１２＋３＝１５')).toBe('12+3=15');
+    expect(halfWidth('（１２＋３）＝１５')).toBe('(12+3)=15');
     expect(halfWidth('还剩几个？，')).toBe('还剩几个？，');
   });
 });
