@@ -2,12 +2,22 @@ import { createRequire } from 'node:module';
 import type * as OpenCV from '@u4/opencv4nodejs';
 
 /**
- * OpenCV (Debian's 4.6 through @u4/opencv4nodejs), loaded once and quietly: the binding prints
- * "Info:" lines at load unless its build logger is silenced first. Import `cv` from here, never
- * the package directly, so that every module shares one instance and the log stays clean.
+ * OpenCV (Debian's 4.6 through @u4/opencv4nodejs), loaded once, quietly and on first use: the
+ * binding prints "Info:" lines at load unless its build logger is silenced first, and loading
+ * it costs ~0.4 s that a lamp which never sees a page (or runs on the simulator) should not pay
+ * at start. Import `cv` from here, never the package directly.
  */
 const require = createRequire(import.meta.url);
-(require('@u4/opencv-build') as { Log: { silence: boolean } }).Log.silence = true;
+type Cv = typeof OpenCV.default;
+let loaded: Cv | undefined;
 
-export const cv = require('@u4/opencv4nodejs') as typeof OpenCV.default;
+function load(): Cv {
+  if (!loaded) {
+    (require('@u4/opencv-build') as { Log: { silence: boolean } }).Log.silence = true;
+    loaded = require('@u4/opencv4nodejs') as Cv;
+  }
+  return loaded;
+}
+
+export const cv: Cv = new Proxy({} as Cv, { get: (_, key) => load()[key as keyof Cv] });
 export type Mat = OpenCV.Mat;

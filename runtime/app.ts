@@ -73,7 +73,7 @@ export function createApp(config: LampConfig, log: Logger): App {
   const startedAt = new Date();
   ensureDataDir(config.dataDir); // first, so an unwritable data dir is the error a technician sees
   const bus = new EventBus<LampEvents>(child(log, 'bus'));
-  const drivers = createDrivers(config);
+  const drivers = createDrivers(config, child(log, 'drivers'));
   let db: Database | undefined;
   /** One outbox per open database, shared by the pipeline, sync and health. */
   let outbox: SqliteOutbox | undefined;

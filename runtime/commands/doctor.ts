@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statfsSync } from 'node:fs';
 import { DEVICE_KINDS, bindingAvailable } from '../../drivers/index.js';
+import { probeRealDevice } from '../../drivers/probe.js';
 import { checkModel, loadManifest, modelsDirOf } from '../../models/manifest.js';
 import { databasePath, ensureDataDir, integrityCheck, openDatabase } from '../../sync/db.js';
 import { LATEST_VERSION, schemaVersion } from '../../sync/migrations.js';
@@ -82,7 +83,12 @@ export function runChecks(configFile?: string, env: NodeJS.ProcessEnv = process.
   for (const kind of DEVICE_KINDS) {
     const binding = config.drivers[kind];
     const available = bindingAvailable(kind, binding);
-    rows.push({ check: `driver ${kind}`, status: available ? 'ok' : 'FAIL', detail: available ? binding : `no ${binding} binding in this build` });
+    if (!available) {
+      rows.push({ check: `driver ${kind}`, status: 'FAIL', detail: `no ${binding} binding in this build` });
+    } else if (binding === 'real' && (kind === 'camera' || kind === 'microphone' || kind === 'speaker' || kind === 'button')) {
+      const probe = probeRealDevice(kind, config);
+      rows.push({ check: `driver ${kind}`, status: probe.ok ? 'ok' : 'FAIL', detail: `real: ${probe.detail}` });
+    } else rows.push({ check: `driver ${kind}`, status: 'ok', detail: binding });
   }
 
   try {
