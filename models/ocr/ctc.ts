@@ -4,7 +4,7 @@ export interface DecodedLine { text: string; confidence: number; minCharConfiden
 /**
  * Greedy CTC decoding of one line: the most probable class at each time step, runs of the same class
  * collapsed to one character, the blank (class 0) dropped. A character's confidence is the highest
- * probability along its run; the line's is the mean over its characters.
+ * probability along its run; the line's is the mean over its characters other than spaces.
  *
  * Each time step covers `pxPerStep` pixels of the crop, so a run from step a to step b spans
  * [a·pxPerStep, (b+1)·pxPerStep), clamped to the crop's width; see spreadSpans for how that spike
@@ -40,12 +40,15 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
   while (chars.at(-1)?.text === ' ') chars.pop();
   if (chars.length === 0) return { text: '', confidence: 0, minCharConfidence: 0, chars };
   spreadSpans(chars, cropW);
+  // Spaces do not count towards confidence: the recogniser is never very sure of a gap's width,
+  // and a doubtful space says nothing about whether a digit was read right.
+  const scored = chars.filter((c) => c.text !== ' ');
   let sum = 0, min = 1;
-  for (const c of chars) {
+  for (const c of scored) {
     sum += c.confidence;
     min = Math.min(min, c.confidence);
   }
-  return { text: chars.map((c) => c.text).join(''), confidence: sum / chars.length, minCharConfidence: min, chars };
+  return { text: chars.map((c) => c.text).join(''), confidence: sum / scored.length, minCharConfidence: min, chars };
 }
 
 /**

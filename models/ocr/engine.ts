@@ -18,9 +18,9 @@ import { asBgr } from './tensor.js';
 export interface OcrChar { text: string; confidence: number; /** horizontal span in image pixels along the line */ x0: number; x1: number }
 export interface OcrLine {
   text: string;
-  /** mean of per-char max probabilities */
+  /** mean of per-char max probabilities (spaces not counted) */
   confidence: number;
-  /** lowest of the per-char max probabilities: one doubtful digit makes a doubtful answer */
+  /** lowest of the per-char max probabilities, spaces not counted: one doubtful digit makes a doubtful answer */
   minCharConfidence: number;
   box: { x: number; y: number; w: number; h: number };
   quad: [number, number][];

@@ -41,6 +41,15 @@ describe('CTC decoding', () => {
     expect(r.chars.map((c) => c.text).join('')).toBe(r.text);
   });
 
+  it('does not let a doubtful space lower the confidence of the digits', () => {
+    const probs = steps(5, [1, 4, 2]);
+    probs[1 * 5 + 4] = 0.4;
+    const r = ctcDecode(probs, 0, 3, 5, dict, 4, 12);
+    expect(r.text).toBe('1 2');
+    expect(r.confidence).toBeCloseTo(0.9, 5);
+    expect(r.minCharConfidence).toBeCloseTo(0.9, 5);
+  });
+
   it('gives characters non-overlapping cells around their spikes, inside the crop', () => {
     // spikes at steps 2, 4 and 12 (4 px a step): the last one is after a wide gap
     const r = ctcDecode(steps(5, [0, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 0]), 0, 14, 5, dict, 4, 56);
