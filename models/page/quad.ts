@@ -17,11 +17,22 @@ export const DETECT_LONG_SIDE = 400;
 export const MIN_BLOB_RATIO = 0.08;
 /**
  * The page must score at least this much (value − saturation, 0–255) on average: cream paper
- * under the lamp measures 150–230; dark and wooden desks 0–60, light desks around 120–140.
+ * under the lamp measures 150–230 (≈ 50 in a room dark enough to say so); dark and wooden desks
+ * 0–60, light desks around 120–140. Low on purpose: a dim page must still be found, so the gate
+ * can say "too dark" rather than "no page"…
  */
-export const MIN_PAPER_SCORE = 50;
+export const MIN_PAPER_SCORE = 30;
 /** …and this much more than what surrounds it, or it is only a bright patch of desk. */
-export const MIN_PAPER_CONTRAST = 35;
+export const MIN_PAPER_CONTRAST = 30;
+/**
+ * A blob covering (nearly) the whole frame has no surroundings to compare with; it counts as paper
+ * held too close only when it is as white as paper (a plain light desk scores ≈ 140).
+ */
+export const MIN_FULL_FRAME_PAPER_SCORE = 165;
+/** Mean HSV saturation of paper stays below this (cream paper ≈ 25, under warm light ≈ 60; wood and cloth 120+). */
+export const MAX_PAPER_SATURATION = 85;
+/** The blob must fill its four-corner outline this well: a page is a solid quadrilateral. */
+export const MIN_QUAD_FILL = 0.85;
 /** A frame side counts as touched when the page covers this fraction of its border pixels. */
 export const TOUCH_FRACTION = 0.2;
 
@@ -72,11 +83,15 @@ export function detectPage(img: Mat): PageDetection {
   const pScore = meanUnder(score, blob);
   const dScore = inside < w * h ? meanUnder(score, blob.bitwiseNot()) : 0;
   const touchingSides = countTouchingSides(blob);
-  if (pScore < MIN_PAPER_SCORE || (inside < w * h * 0.98 && pScore - dScore < MIN_PAPER_CONTRAST)) {
+  const fullFrame = inside >= w * h * 0.98;
+  if (pScore < MIN_PAPER_SCORE || (fullFrame ? pScore < MIN_FULL_FRAME_PAPER_SCORE : pScore - dScore < MIN_PAPER_CONTRAST)) {
     return { paperRatio: 0, touchingSides: 0, paperScore: pScore, deskScore: dScore };
   }
+  const sScore = meanUnder(sat!, blob);
+  if (sScore > MAX_PAPER_SATURATION) return { paperRatio: 0, touchingSides: 0, paperScore: pScore, deskScore: dScore };
   const corners = fitCorners(best.getPoints(), w, h);
-  const quad = corners ? (corners.map(([x, y]) => [x / scale, y / scale]) as Quad) : undefined;
+  const fill = corners ? inside / Math.max(1, quadArea(corners)) : 0;
+  const quad = corners && fill >= MIN_QUAD_FILL ? (corners.map(([x, y]) => [x / scale, y / scale]) as Quad) : undefined;
   return { ...(quad ? { quad } : {}), paperRatio, touchingSides, paperScore: pScore, deskScore: dScore };
 }
 
