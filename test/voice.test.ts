@@ -1,16 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SimButton } from '../drivers/button/sim.js';
 import type { SimMicrophone } from '../drivers/microphone/sim.js';
 import type { SimSpeaker } from '../drivers/speaker/sim.js';
-import { encodeWav, decodeWav } from '../drivers/wav.js';
+import { decodeWav } from '../drivers/wav.js';
 import { rms } from '../models/audio/pcm.js';
-import { resamplePcm } from '../models/audio/resample.js';
-import { EspeakTts } from '../models/tts/espeak.js';
 import { runChecks } from '../runtime/commands/doctor.js';
 import { startTestApp, tempDir } from './helpers/app.js';
-import { readFileSync } from 'node:fs';
+import { until, utteranceWav } from './helpers/speech.js';
 
 let app: Awaited<ReturnType<typeof startTestApp>> | undefined;
 afterEach(async () => {
@@ -20,31 +18,12 @@ afterEach(async () => {
 
 const dir = tempDir('lamp-voice-');
 
-/** Real speech (espeak-ng) at 16 kHz inside silence, with its transcript beside it for the simulator recogniser. */
-async function utteranceWav(name: string, text: string): Promise<string> {
-  const speech = resamplePcm(await new EspeakTts().synthesize(text, { lang: 'zh' }), 16_000);
-  const silence = (ms: number): Int16Array => new Int16Array((16_000 * ms) / 1000);
-  const samples = new Int16Array([...silence(400), ...speech.samples, ...silence(1500)]);
-  const file = path.join(dir, `${name}.wav`);
-  writeFileSync(file, encodeWav({ sampleRate: 16_000, samples }));
-  writeFileSync(path.join(dir, `${name}.txt`), text);
-  return file;
-}
-
-async function until(what: string, fn: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('voice, end to end on the simulator drivers with the real VAD and espeak-ng', () => {
   let ask: string;
   let chatter: string;
   beforeAll(async () => {
-    ask = await utteranceWav('ask', '我想背静夜思');
-    chatter = await utteranceWav('chatter', '今天天气真好');
+    ask = await utteranceWav(dir, 'ask', '我想背静夜思');
+    chatter = await utteranceWav(dir, 'chatter', '今天天气真好');
   });
 
   it('button → speech → words → reply spoken; the lamp does not hear itself; the button interrupts it', async () => {

@@ -65,6 +65,10 @@ export class VoiceLoop {
   /** The voice turn waiting for its reply: timing marks so far. */
   private pending: { endAt: number; finalAt: number; traceId?: string; readyAt?: number } | undefined;
   readonly timings: VoiceTiming[] = [];
+  /** Listening because the child asked to speak (button, wake word), not a follow-up window. */
+  private woken = false;
+  /** Speech that waits for the child to finish the sentence they are saying. */
+  private readonly afterHearing: (() => void)[] = [];
   turns = 0;
 
   constructor(private readonly deps: VoiceLoopDeps) {}
@@ -101,11 +105,13 @@ export class VoiceLoop {
 
   private setState(state: VoiceState, reason?: string): void {
     if (state === this.state) return;
+    if (state !== 'listening' && state !== 'hearing') for (const done of this.afterHearing.splice(0)) done();
     this.state = state;
     this.deps.bus.emit('voice.state', { state, reason });
   }
 
   private listen(timeoutMs: number, reason: string): void {
+    this.woken = reason === 'button' || reason === 'keyword';
     this.deps.vad?.setPreset(this.deps.activeScene() === 'recite' ? 'recite' : 'chat');
     this.deps.vad?.reset();
     this.stream = undefined;
@@ -206,6 +212,9 @@ export class VoiceLoop {
   }
 
   private async speak(traceId: string, text: string): Promise<void> {
+    // The lamp never talks over a child who is speaking or who has just pressed to speak (e.g.
+    // when a photo's result arrives then): it waits until the utterance is in or listening ends.
+    if (this.state === 'hearing' || (this.state === 'listening' && this.woken)) await new Promise<void>((r) => this.afterHearing.push(r));
     if (this.pending && this.pending.readyAt === undefined) {
       this.pending.readyAt = performance.now();
       this.pending.traceId = traceId;
