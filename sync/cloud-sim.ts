@@ -13,7 +13,12 @@ interface DeviceLog {
 const CANNED: Record<string, (params: Record<string, unknown>) => Record<string, unknown>> = {
   memory_tip: (p) => ({ tip: `把“${String(p.expected ?? '')}”放进句子里多读几遍。`, source: 'cloud-sim' }),
   generate_report: (p) => ({ wording: `（云端模拟）本期背诵 ${String(p.attempts ?? 0)} 次，继续加油！` }),
-  grade_homework: (p) => ({ items: (Array.isArray(p.items) ? p.items : []).map((it: unknown, i: number) => ({ index: i, verdict: 'uncertain', judgment_basis: 'cloud simulator', item: it })), summary: 'cloud simulator', warnings: [] }),
+  // Judges every item it is sent as correct (a real grading agent reads the picture and the OCR text).
+  grade_homework: (p) => ({
+    items: (Array.isArray(p.items) ? p.items : []).map((it: unknown, i: number) => ({ index: typeof (it as { index?: unknown }).index === 'number' ? (it as { index: number }).index : i + 1, verdict: 'correct', judgment_basis: '（云端模拟）看过图片，判为正确' })),
+    summary: '（云端模拟）',
+    warnings: [],
+  }),
   chat: (p) => ({ text: `（云端模拟）你说的是：${String(p.text ?? '').slice(0, 20)}` }),
 };
 
@@ -27,6 +32,10 @@ export class CloudSimulator {
   readonly devices = new Map<string, DeviceLog>();
   /** Tests can hold acknowledgements back to simulate a slow or absent cloud. */
   acking = true;
+  /** Tests can make the cloud silent for calls (the lamp's deadline passes, it queues the request). */
+  answering = true;
+  /** Calls received, by method. */
+  readonly calls = new Map<string, number>();
   rejected = 0;
 
   constructor(private readonly url: string, private readonly auth: { username?: string; password?: string } = {}) {}
@@ -119,6 +128,8 @@ export class CloudSimulator {
         return;
       }
       const req = p.value;
+      this.calls.set(req.method, (this.calls.get(req.method) ?? 0) + 1);
+      if (!this.answering) return;
       const answer = CANNED[req.method];
       const body = answer ? { id: req.id, result: answer(req.params) } : { id: req.id, error: { code: 'unknown_method', message: req.method } };
       this.client?.publish(responseTopic ?? `lamp/v1/${deviceId}/rpc/res`, JSON.stringify(body), { qos: 1, properties: correlation ? { correlationData: correlation } : {} });

@@ -98,15 +98,62 @@ export function piecesOf(line: OcrLine): Piece[] {
   return pieces;
 }
 
-/**
- * Header and name lines ("口算练习 第3课  姓名：____") are not problems. A line counts as a
- * problem when it has arithmetic in it, or is an exercise sentence (numbered, with a blank or
- * a question mark); anything else on the page is left alone rather than sent to the cloud.
- */
-export function looksLikeProblem(text: string): boolean {
+/** Arithmetic on a line: operators between numbers, an equals sign, or a comparison circle. */
+export function looksLikeArithmetic(text: string): boolean {
   const t = text.replace(/\s+/g, '');
-  if (/\d\s*[+\-×÷xX*:÷]\s*[\d(（]|[=＝○]|\d\s*[<>]\s*\d/.test(t)) return true;
-  return /^[(（]?\d{1,2}[).、．）]/.test(t) && /[？?（(]\s*[)）]|_{2,}|[？?]$/.test(t);
+  return /\d[+\-×÷xX*:]\s*[\d(（]|[=＝○]|\d[<>]\d/.test(t);
+}
+
+const CJK = /[\u4e00-\u9fff]/;
+
+/**
+ * What a line of the page is. Titles, section headings ("二、看拼音，写词语。"), name/date
+ * lines and page numbers are not problems; "答：…" is the answer to the question above it; a
+ * line of Chinese is a question for the cloud (a word problem, 看拼音写词语), and the lines
+ * under it up to the next problem are the child's answer to it.
+ */
+export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'question' | 'other' {
+  const t = text.replace(/\s+/g, '');
+  if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d+[—\-–]*$/.test(t)) return 'header';
+  if (/^答[:：]/.test(t)) return 'answer';
+  if (looksLikeArithmetic(t) && !/[？?]$/.test(t)) return 'arithmetic';
+  if (CJK.test(t) && [...t].length >= 4) return 'question';
+  return 'other';
+}
+
+export interface PageItem {
+  text: string;
+  /** For a cloud question: the child's answer lines under it. */
+  answer?: string;
+  confidence: number;
+  minCharConfidence: number;
+  box: Box;
+  arithmetic: boolean;
+}
+
+/** The page's problems in reading order, from its OCR lines. */
+export function pageItems(lines: OcrLine[]): PageItem[] {
+  const items: PageItem[] = [];
+  let question: PageItem | undefined;
+  for (const line of joinFragments(lines)) {
+    const role = lineRole(line.text);
+    if (role === 'header') {
+      question = undefined;
+    } else if (role === 'arithmetic') {
+      question = undefined;
+      for (const p of piecesOf(line)) if (looksLikeArithmetic(p.text)) items.push({ ...p, arithmetic: true });
+    } else if (role === 'question' && !question) {
+      question = { text: line.text.replace(/\s+/g, ''), confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, arithmetic: false };
+      items.push(question);
+    } else if (question) {
+      // The child's answer (答：…, the characters in the boxes, a second line of the question).
+      const text = line.text.replace(/\s+/g, '').replace(/^答[:：]/, '');
+      question.answer = (question.answer ?? '') + text;
+      question.box = union(question.box, line.box);
+      question.minCharConfidence = Math.min(question.minCharConfidence, line.minCharConfidence);
+    }
+  }
+  return items;
 }
 
 /**
@@ -130,31 +177,22 @@ export class HomeworkChecker {
       return { check: { ok: false, issue: q.issue ?? 'no_page', hint: q.hint ?? '我没看清楚，把作业本放平再试试吧' }, timings_ms: { preprocess: round(t1 - t0), ocr: 0, grade: 0 }, crops: new Map() };
     }
     const page = prepared.page;
-    const lines = joinFragments(await this.ocr.read(page));
+    const lines = await this.ocr.read(page);
     const t2 = performance.now();
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    for (const line of lines) {
-      if (!looksLikeProblem(line.text)) continue;
-      for (const piece of piecesOf(line)) {
-        if (!looksLikeProblem(piece.text)) continue;
-        const g = gradeProblem({ text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence }, { minConfidence: this.opts.minConfidence });
-        const index = items.length + 1;
-        boxes.set(index, piece.box);
-        items.push({
-          index,
-          question: g.question,
-          student_answer: g.student_answer,
-          correct_answer: g.correct_answer,
-          verdict: g.verdict,
-          confidence: Math.round(g.confidence * 1000) / 1000,
-          bbox: sourceBox(piece.box, prepared.toSource),
-          kind: g.kind,
-          reason: g.reason,
-          judged_by: 'lamp',
-        });
+    for (const piece of pageItems(lines)) {
+      const index = items.length + 1;
+      boxes.set(index, piece.box);
+      const bbox = sourceBox(piece.box, prepared.toSource);
+      const confidence = Math.round(piece.confidence * 1000) / 1000;
+      if (!piece.arithmetic) {
+        items.push({ index, question: piece.text, student_answer: piece.answer ?? '', correct_answer: null, verdict: 'uncertain', confidence, bbox, kind: 'not_arithmetic', reason: 'not_arithmetic', judged_by: 'lamp' });
+        continue;
       }
+      const g = gradeProblem({ text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence }, { minConfidence: this.opts.minConfidence });
+      items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
     const crops = new Map<number, Buffer>();
     for (const it of items) {
