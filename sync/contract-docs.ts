@@ -66,6 +66,20 @@ retried once after a timeout; \`chat\` is not retried. After 5 consecutive failu
 calling for 30 s. Work that must happen when the lamp is back online goes through the outbox, and
 its result comes back as a \`deliver_result\` command.
 
+### Homework grading
+The lamp judges arithmetic itself and asks \`grade_homework\` only for the problems it cannot
+judge (not arithmetic, or not sure enough):
+params \`{"check_id", "items": [{"index", "ocr_text", "kind", "reason", "image_jpeg_base64"}]}\`
+(\`index\` is the problem's number on the page, the image a JPEG crop of the problem);
+result \`{"items": [{"index", "verdict": "correct|incorrect|uncertain", "judgment_basis", "correct_answer"?}], "summary", "warnings"}\`.
+When the cloud is unreachable or late (20 s by default), the request is queued as an upward
+\`homework\` record \`{"kind": "grade_request", "request_id", "method": "grade_homework", "params"}\`;
+answer it with the command \`deliver_result\` \`{"kind": "grade_homework", "request_id", "result"}\`.
+Each checked page is also sent upward as \`homework\` \`{"kind": "check", "check_id", "total",
+"correct", "wrong_items", "results", "summary"}\`, again with the same \`check_id\` once the cloud's
+verdicts are merged. \`wrong_items\` lists only \`incorrect\` problems: uncertain ones are shown to
+the child but never counted wrong.
+
 ## Commands
 \`cmd\` → \`cmd/res\`. Each command id is executed at most once; a repeated delivery gets the stored
 result again. Commands: ${COMMANDS.map((c) => `\`${c}\``).join(', ')}.
@@ -76,7 +90,7 @@ result again. Commands: ${COMMANDS.map((c) => `\`${c}\``).join(', ')}.
 | \`set_learning_plan\` | \`{"plan": {…}}\` | stored for the scenes |
 | \`set_config\` | \`{"path": "log.level", "value": "debug"}\` | only fields marked live in docs/configuration.md; others are refused |
 | \`request_log_bundle\` | \`{}\` | result: health and configuration (secrets redacted) |
-| \`deliver_result\` | \`{"kind", …}\` | the result of queued cloud work |
+| \`deliver_result\` | \`{"kind": "grade_homework", "request_id", "result"}\` | the result of queued cloud work (see Homework grading) |
 
 ## Schemas
 ${schemas.join('\n')}`;
