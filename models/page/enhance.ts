@@ -56,8 +56,8 @@ export function normaliseContrast(page: Mat): Mat {
 }
 
 /** The value below which the given fraction of pixels lie (from a 256-bin histogram). */
-export function percentile(gray: Mat, q: number): number {
-  const hist = cv.calcHist(gray, [new cv.HistAxes({ channel: 0, bins: 256, ranges: [0, 256] })]);
+export function percentile(gray: Mat, q: number, mask?: Mat): number {
+  const hist = cv.calcHist(gray, [new cv.HistAxes({ channel: 0, bins: 256, ranges: [0, 256] })], mask);
   const counts = (hist.getDataAsArray() as number[][]).map((r) => r[0]!);
   const total = counts.reduce((a, b) => a + b, 0);
   let acc = 0;

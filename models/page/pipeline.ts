@@ -54,7 +54,8 @@ export async function preparePage(input: Buffer | Mat, opts: PrepareOptions = {}
   let quality: QualityReport;
   if (opts.skipQuality) {
     const det = detectPage(img);
-    const quad = det.quad ?? fullFrame(img);
+    // Paper on three or more edges is a flat scan or a simulator page: the frame is the page.
+    const quad = det.quad && det.touchingSides < 3 ? det.quad : fullFrame(img);
     quality = {
       ok: true,
       metrics: {
@@ -62,6 +63,7 @@ export async function preparePage(input: Buffer | Mat, opts: PrepareOptions = {}
         sharpnessNorm: 0,
         brightness: 0,
         clippedRatio: 0,
+        inkLevel: 0,
         pageAreaRatio: quadArea(quad) / (img.rows * img.cols),
         paperRatio: det.paperRatio,
         touchingSides: det.touchingSides,

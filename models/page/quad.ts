@@ -68,8 +68,8 @@ export function detectPage(img: Mat): PageDetection {
   const score = val!.sub(sat!).gaussianBlur(new cv.Size(5, 5), 0, 0, cv.BORDER_REPLICATE);
   const otsu = score.threshold(0, 255, cv.THRESH_BINARY | cv.THRESH_OTSU);
   const k = cv.getStructuringElement(cv.MORPH_RECT, new cv.Size(9, 9));
-  const closed = otsu.morphologyEx(k, cv.MORPH_CLOSE);
-  const opened = closed.morphologyEx(cv.getStructuringElement(cv.MORPH_RECT, new cv.Size(5, 5)), cv.MORPH_OPEN);
+  const closed = otsu.morphologyEx(k, cv.MORPH_CLOSE, new cv.Point2(-1, -1), 1, cv.BORDER_REPLICATE);
+  const opened = closed.morphologyEx(cv.getStructuringElement(cv.MORPH_RECT, new cv.Size(5, 5)), cv.MORPH_OPEN, new cv.Point2(-1, -1), 1, cv.BORDER_REPLICATE);
   const contours = opened.findContours(cv.RETR_EXTERNAL, cv.CHAIN_APPROX_NONE);
   if (contours.length === 0) return NONE;
   let best = contours[0]!;

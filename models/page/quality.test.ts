@@ -25,7 +25,7 @@ describe('assessQuality', () => {
     ['an empty desk', 'empty desk', 'no_page', '我没看到作业本，把它放在灯下面吧'],
     ['a page far away in a corner', { areaRatio: 0.1, centre: [0.25, 0.3] }, 'no_page', '我没看到作业本，把它放在灯下面吧'],
     ['a dark room', { exposure: 0.3, desk: 'wood' }, 'too_dark', '太暗了，把灯调亮一点'],
-    ['glare that washes the page out', { exposure: 1.5, desk: 'dark' }, 'too_bright', '太亮了，反光看不清'],
+    ['glare that washes the page out', { glare: 150, desk: 'dark' }, 'too_bright', '太亮了，反光看不清'],
     ['a shaken camera', { blurSigma: 4, desk: 'wood' }, 'blurry', '有点模糊，拿稳别动哦'],
     ['a page held too close', { areaRatio: 1.6, desk: 'dark' }, 'too_close', '离远一点，让我看到整页'],
     ['a page turned 35°', { rotationDeg: 35, areaRatio: 0.35, desk: 'dark' }, 'tilted', '放正一点'],
@@ -40,6 +40,12 @@ describe('assessQuality', () => {
       expect(q.hint).toBe(hint);
     });
   }
+
+  it('does not take clean white paper with black print for glare', () => {
+    const q = assessQuality(makePhoto({ exposure: 1.3, desk: 'dark' }).image);
+    expect(q.metrics.clippedRatio).toBeGreaterThan(0.5);
+    expect(q.ok, JSON.stringify(q.metrics)).toBe(true);
+  });
 
   it('says too_dark, not no_page, when the whole frame is nearly black', () => {
     const q = assessQuality(new cv.Mat(960, 1280, cv.CV_8UC3, [12, 12, 12]));

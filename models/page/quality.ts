@@ -1,4 +1,5 @@
 import { cv, type Mat } from '../cv.js';
+import { percentile } from './enhance.js';
 import { requireImage, toBgr, toGray } from './image.js';
 import { detectPage, quadArea, quadRotationDeg, quadSideRatio } from './quad.js';
 import type { Quad, QualityIssue, QualityMetrics, QualityReport } from './types.js';
@@ -23,9 +24,20 @@ export const TOO_CLOSE_SIDES = 3;
 export const TOO_CLOSE_PAPER_RATIO = 0.9;
 /** Mean grey of the page below this is too dark to read (well-lit pages: 190–230; exposure ×0.35: ≈ 75). */
 export const MIN_BRIGHTNESS = 90;
-/** Mean grey of the page above this, or more clipped white than below, is glare or overexposure. */
-export const MAX_BRIGHTNESS = 248;
-export const MAX_CLIPPED_RATIO = 0.6;
+/**
+ * Glare or overexposure: much of the page clipped white (≥ 250) *and* the ink washed out (its
+ * level, the page's 1st grey percentile at SHARPNESS_WIDTH, lighter than MAX_INK_LEVEL). Clipping
+ * alone is not enough: clean white paper on an auto-exposed camera clips 90 % of the page
+ * (fixture easy-2) with black print. Thin print measures 70–105 at that scale on the fixtures;
+ * a photo washed out by glare 170+.
+ */
+export const MAX_CLIPPED_RATIO = 0.3;
+export const MAX_INK_LEVEL = 140;
+/**
+ * With no page found, a frame darker than this is a dark room rather than an empty desk: dark
+ * rooms measured 20–25 (fixture dark-7: 24.7), an empty dark desk under the lamp 38–45.
+ */
+export const DARK_FRAME_BRIGHTNESS = 33;
 /** Rotation beyond this (degrees) is more than deskewing and reading should have to undo. */
 export const MAX_ROTATION_DEG = 25;
 /** Opposite sides shorter than this fraction of each other: the camera sees the page too obliquely. */
@@ -37,6 +49,13 @@ export const MIN_SIDE_RATIO = 0.6;
  * Noise σ 4–8 raises blurred figures by 0.1–2 (see sharpnessOf).
  */
 export const MIN_SHARPNESS = 0.75;
+/**
+ * Raw Laplacian variance (at SHARPNESS_WIDTH) below this is blurred whatever the ratio says: when
+ * the blur is much wider than the strokes, the page's detail blurs as much as its edges and the
+ * ratio stops falling. Sharp pages measured 100–3600 (dim sparse page ≈ 100, fixtures 280–3600);
+ * the blurred fixture 23; σ 2 blur on sparse pages 11–41.
+ */
+export const MIN_LAPLACIAN_VAR = 50;
 /** Width the page area is scaled to before measuring sharpness, so every camera mode compares alike. */
 export const SHARPNESS_WIDTH = 640;
 
@@ -65,6 +84,7 @@ export function assessQuality(img: Mat): QualityReport {
     sharpnessNorm: 0,
     brightness: 0,
     clippedRatio: 0,
+    inkLevel: 0,
     pageAreaRatio: det.quad ? quadArea(det.quad) / frameArea : 0,
     paperRatio: det.paperRatio,
     touchingSides: det.touchingSides,
@@ -79,13 +99,13 @@ export function assessQuality(img: Mat): QualityReport {
     // Even without a page, say whether the room is simply dark: a dark frame hides the page.
     const gray = toGray(bgr);
     metrics.brightness = round1(first(gray.meanStdDev().mean));
-    return verdict(metrics.brightness < MIN_BRIGHTNESS / 2 ? 'too_dark' : 'no_page', metrics, det.quad);
+    return verdict(metrics.brightness < DARK_FRAME_BRIGHTNESS ? 'too_dark' : 'no_page', metrics, det.quad);
   }
   measureInk(bgr, det.quad, metrics);
   if (metrics.brightness < MIN_BRIGHTNESS) return verdict('too_dark', metrics, det.quad);
-  if (metrics.brightness > MAX_BRIGHTNESS || metrics.clippedRatio > MAX_CLIPPED_RATIO) return verdict('too_bright', metrics, det.quad);
+  if (metrics.clippedRatio > MAX_CLIPPED_RATIO && metrics.inkLevel > MAX_INK_LEVEL) return verdict('too_bright', metrics, det.quad);
   if (Math.abs(metrics.rotationDeg) > MAX_ROTATION_DEG || metrics.sideRatio < MIN_SIDE_RATIO) return verdict('tilted', metrics, det.quad);
-  if (metrics.sharpnessNorm < MIN_SHARPNESS) return verdict('blurry', metrics, det.quad);
+  if (metrics.sharpnessNorm < MIN_SHARPNESS || metrics.sharpness < MIN_LAPLACIAN_VAR) return verdict('blurry', metrics, det.quad);
   return verdict(undefined, metrics, det.quad);
 }
 
@@ -120,6 +140,7 @@ function measureInk(bgr: Mat, quad: Quad | undefined, m: QualityMetrics): void {
   const clipped = scaled.threshold(249, 255, cv.THRESH_BINARY);
   const inPage = scaledMask ? clipped.bitwiseAnd(scaledMask) : clipped;
   m.clippedRatio = round3(inPage.countNonZero() / (scaledMask ? Math.max(1, scaledMask.countNonZero()) : scaled.rows * scaled.cols));
+  m.inkLevel = percentile(scaled, 0.01, scaledMask);
   const s = sharpnessOf(scaled, scaledMask);
   m.sharpness = round1(s.lapVar);
   m.sharpnessNorm = round3(s.norm);

@@ -40,6 +40,8 @@ export interface PhotoOptions {
   centre: [number, number];
   /** Overall exposure multiplier. */
   exposure: number;
+  /** Reflected light added to every pixel (glare washing the photo out), 0–255. */
+  glare: number;
   /** Light falls off to this factor at the far side of the frame (1 = even light). */
   falloff: number;
   blurSigma: number;
@@ -86,6 +88,7 @@ export const DEFAULT_PHOTO: PhotoOptions = {
   centre: [0.5, 0.5],
   exposure: 1,
   falloff: 1,
+  glare: 0,
   blurSigma: 0,
   noiseSigma: 0,
   jpegQuality: 90,
@@ -236,6 +239,7 @@ export function makePhoto(photo: Partial<PhotoOptions> = {}, layout: Partial<Pag
   const img = makeDesk(o.desk, o.frameWidth, o.frameHeight, o.seed);
   warped.copyTo(img, mask);
   let lit = applyLight(img, o.exposure, o.falloff);
+  if (o.glare > 0) lit = lit.add(new cv.Mat(lit.rows, lit.cols, cv.CV_8UC3, [o.glare, o.glare, o.glare]));
   if (o.blurSigma > 0) lit = lit.gaussianBlur(new cv.Size(0, 0), o.blurSigma);
   lit = addNoise(lit, o.noiseSigma, o.seed);
   const h = m.getDataAsArray() as number[][];

@@ -20,6 +20,8 @@ export interface QualityMetrics {
   brightness: number;
   /** Fraction of page pixels that are clipped white (≥ 250). */
   clippedRatio: number;
+  /** Grey level of the darkest ink on the page (1st percentile): print is 0–60 unless washed out. */
+  inkLevel: number;
   /** Page quad area over frame area (0 when no page was found). */
   pageAreaRatio: number;
   /** Fraction of the frame that looks like paper (bright, unsaturated). */
