@@ -1,0 +1,113 @@
+/**
+ * npm run bench:homework [-- --pages N --seed S] — the homework path on synthetic photographed
+ * pages (scripts/homework-pages): per-page time split into preprocess / OCR / grade with the
+ * models loaded, and per difficulty level how many verdicts are right and how many correct
+ * answers were marked wrong (the false alarms a child must never see). Each problem of the
+ * ground truth is matched to the lamp's item whose box overlaps it most; a problem the lamp did
+ * not find counts as a wrong verdict.
+ */
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { modelsDirOf } from '../models/manifest.js';
+import { HomeworkChecker } from '../runtime/homework/checker.js';
+import type { CheckedItem } from '../scenes/homework/types.js';
+import { launchChromium } from '../test/helpers/browser.js';
+import { type TruthItem, makeSheet, photographSheet } from './homework-pages/generate.js';
+import { LEVELS } from './homework-pages/photo.js';
+
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '10' }, seed: { type: 'string', default: '1000' }, verbose: { type: 'boolean', default: false } } });
+const pages = Number(values.pages);
+const seed0 = Number(values.seed);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[Math.floor(s.length / 2)] as number) : NaN;
+}
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+
+type Box = [number, number, number, number];
+function overlap(a: Box, b: Box): number {
+  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? (w * h) / Math.min(a[2] * a[3], b[2] * b[3]) : 0;
+}
+
+interface Tally {
+  pages: number;
+  items: number;
+  right: number;
+  uncertain: number;
+  missed: number;
+  correctAnswers: number;
+  falseAlarms: number;
+  wrongAnswers: number;
+  caught: number;
+  times: { total: number; preprocess: number; ocr: number; grade: number }[];
+}
+
+const checker = await HomeworkChecker.load({ modelsDir: modelsDirOf({ dataDir: './var', models: { dir: '' } }) });
+const browser = await launchChromium();
+const tallies = new Map<string, Tally>(LEVELS.map((l) => [l, { pages: 0, items: 0, right: 0, uncertain: 0, missed: 0, correctAnswers: 0, falseAlarms: 0, wrongAnswers: 0, caught: 0, times: [] }]));
+const mistakes: string[] = [];
+try {
+  for (let i = 0; i < pages; i++) {
+    const sheet = await makeSheet(browser, seed0 + i);
+    for (const level of LEVELS) {
+      const { jpeg, truth } = photographSheet(sheet, level);
+      const t0 = performance.now();
+      const r = await checker.check(jpeg);
+      const total = performance.now() - t0;
+      const t = tallies.get(level) as Tally;
+      t.pages++;
+      t.times.push({ total, ...r.timings_ms });
+      const found: CheckedItem[] = r.check.ok ? r.check.items : [];
+      const used = new Set<CheckedItem>();
+      for (const gt of truth.items as TruthItem[]) {
+        t.items++;
+        let best: CheckedItem | undefined;
+        let bestOverlap = 0.3;
+        for (const it of found) {
+          const o = overlap(gt.bbox as Box, it.bbox);
+          if (o > bestOverlap && !used.has(it)) [best, bestOverlap] = [it, o];
+        }
+        if (best) used.add(best);
+        const verdict = best?.verdict ?? 'missed';
+        if (verdict === gt.verdict) t.right++;
+        if (verdict === 'uncertain') t.uncertain++;
+        if (!best) t.missed++;
+        if (gt.verdict === 'correct') {
+          t.correctAnswers++;
+          if (verdict === 'incorrect') t.falseAlarms++;
+        }
+        if (gt.verdict === 'incorrect') {
+          t.wrongAnswers++;
+          if (verdict === 'incorrect') t.caught++;
+        }
+        if (verdict !== gt.verdict && (values.verbose || verdict === 'incorrect')) {
+          mistakes.push(`${level}-${seed0 + i} #${gt.index} ${gt.question}${gt.student_answer} (${gt.verdict}) → ${best ? `${best.question}|${best.student_answer} ${best.verdict}${best.reason ? ` ${best.reason}` : ''}` : 'not found'}`);
+        }
+      }
+    }
+  }
+} finally {
+  await browser.close();
+  await checker.release();
+}
+
+const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const ms = (x: number): string => Math.round(x).toString();
+console.log(`bench:homework on ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${pages} synthetic 1280×960 pages per level (seeds ${seed0}…${seed0 + pages - 1}), models loaded once`);
+console.log('| level | page ms median (p90) | preprocess | OCR | grade | problems | verdicts right | uncertain | not found | correct answers marked wrong | wrong answers caught |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+const all: Tally = { pages: 0, items: 0, right: 0, uncertain: 0, missed: 0, correctAnswers: 0, falseAlarms: 0, wrongAnswers: 0, caught: 0, times: [] };
+for (const [level, t] of [...tallies, ['all', all] as const]) {
+  if (level !== 'all') for (const k of Object.keys(all) as (keyof Tally)[]) (all[k] as unknown) = k === 'times' ? [...all.times, ...t.times] : (all[k] as number) + (t[k] as number);
+  const tm = t.times;
+  console.log(
+    `| ${level} | ${ms(median(tm.map((x) => x.total)))} (${ms(pct(tm.map((x) => x.total), 90))}) | ${ms(median(tm.map((x) => x.preprocess)))} | ${ms(median(tm.map((x) => x.ocr)))} | ${ms(median(tm.map((x) => x.grade)))} | ${t.items} | ${f1((100 * t.right) / t.items)} % | ${f1((100 * t.uncertain) / t.items)} % | ${f1((100 * t.missed) / t.items)} % | ${f1((100 * t.falseAlarms) / t.correctAnswers)} % (${t.falseAlarms}/${t.correctAnswers}) | ${f1((100 * t.caught) / t.wrongAnswers)} % |`,
+  );
+}
+if (mistakes.length) console.log(`\n${values.verbose ? 'verdicts that differ' : 'marked wrong by the lamp but not wrong'}:\n${mistakes.slice(0, 60).join('\n')}`);
