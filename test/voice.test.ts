@@ -68,6 +68,18 @@ describe('voice, end to end on the simulator drivers with the real VAD and espea
     await until('the second turn', () => app?.pipeline().turns === 2);
   });
 
+  it('the lamp does not talk over a child who has pressed to speak: its news waits until listening ends', async () => {
+    app = await startTestApp({ LAMP_VOICE_ENABLED: 'true', LAMP_VOICE_LISTEN_TIMEOUT_MS: '1000' });
+    await app.voice?.ready;
+    const speaker = app.drivers.speaker as SimSpeaker;
+    (app.drivers.button as SimButton).press();
+    app.bus.emit('speech', { traceId: 'news', text: '老师看完你的作业啦。' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(speaker.played.length).toBe(0);
+    expect(app.voice?.loop?.state).toBe('listening');
+    await until('the news to be spoken after listening timed out', () => speaker.played.length === 1, 5000);
+  });
+
   it('a corrupt VAD model: doctor says so, the lamp runs without listening, typed text still works', async () => {
     const models = path.join(dir, 'models');
     mkdirSync(path.join(models, 'silero-vad'), { recursive: true });
