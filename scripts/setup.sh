@@ -15,6 +15,8 @@ APT_PACKAGES=(
   chromium           # real browser for the simulator page tests
   fonts-wqy-microhei # CJK font for rendered test pages
   fonts-comic-neue   # handwriting-like font for rendered answers
+  fonts-dejavu-core  # pinyin with tone marks on rendered test pages
+  fonts-droid-fallback # Chinese characters in the handwriting-like answers
 )
 
 missing=()

@@ -165,7 +165,7 @@ export class HomeworkChecker {
   private constructor(private readonly ocr: OcrEngine, private readonly opts: CheckerOptions) {}
 
   static async load(opts: CheckerOptions): Promise<HomeworkChecker> {
-    return new HomeworkChecker(await OcrEngine.load({ modelsDir: opts.modelsDir, angleClassifier: true, log: opts.log }), opts);
+    return new HomeworkChecker(await OcrEngine.load({ modelsDir: opts.modelsDir, log: opts.log }), opts);
   }
 
   async check(image: Buffer | Mat, opts: { skipQuality?: boolean } = {}): Promise<PageResult> {
