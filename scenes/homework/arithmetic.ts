@@ -1,0 +1,154 @@
+import { type Gradable, correctAnswer, matchAnswer, withoutUnit } from './arithmetic-answer.js';
+import { type Analysis, type ProblemKind, analyseNormalised, analyseProblem } from './arithmetic-parse.js';
+import type { Rational } from './rational.js';
+
+/**
+ * Offline checking of 口算 homework from OCR text: one problem → a verdict the lamp can say to
+ * a child. Marking a right answer wrong is the worst thing the lamp can do, so 'incorrect' needs
+ * an unambiguous problem, a confident reading and an answer that is clearly different; anything
+ * less is 'uncertain' and goes to the cloud. Pure and deterministic; no I/O.
+ *
+ * Rules, in order:
+ * 1. Not arithmetic (Chinese words, letters, mixed units) or ambiguous (two '=', an operator
+ *    without an operand, brackets that cannot be put back, division by zero, a negative
+ *    result, no single answer) → uncertain, the reason says which.
+ * 2. OCR confidence below `minConfidence`, or its weakest character below `minCharConfidence`
+ *    → uncertain ('low_confidence', 'low_char_confidence').
+ * 3. Nothing written → incorrect with reason 'blank' when the reading is very confident
+ *    (`blankMinConfidence`) and no look-alike was guessed where the answer goes; otherwise
+ *    uncertain 'blank_maybe_unread'.
+ * 4. The answer in another unit than the question's → uncertain 'unit_conversion'.
+ * 5. The answer equals the exact value → correct. Equivalent forms count: 0.50 = 0.5,
+ *    2/4 = 1/2 (grade 3 adds fractions with the same denominator and does not reduce them;
+ *    `requireLowestTerms` turns that off), 0.5 = 1/2, 15÷5 = 3……0. A look-alike in the answer
+ *    that reads as exactly the right value is still correct (with lower confidence) unless
+ *    `strictLookalikeAnswers`: a misreading that lands on the right answer by chance is far less
+ *    likely than the child having written it.
+ * 6. A different answer is uncertain when a look-alike was guessed in it, when another reading
+ *    of a guessed operator in the question makes it right, when a remainder may have been lost
+ *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), or when the confidence after the look-alike
+ *    penalty is below `minConfidence`. Otherwise incorrect.
+ *
+ * Confidence reported = OCR confidence − 0.05 per look-alike guessed, never below 0.
+ */
+
+export type Verdict = 'correct' | 'incorrect' | 'uncertain';
+
+export interface GradeInput {
+  text: string;
+  /** OCR confidence of the line or piece, 0–1. */
+  confidence: number;
+  /** Confidence of its least certain character, 0–1. */
+  minCharConfidence?: number;
+}
+
+export interface GradeOptions {
+  /** Below this OCR confidence nothing is marked right or wrong. Default 0.80. */
+  minConfidence?: number;
+  /** Below this confidence of the weakest character nothing is marked right or wrong. Default 0.50. */
+  minCharConfidence?: number;
+  /** A blank is marked 'incorrect'/'blank' only at or above this confidence. Default 0.90. */
+  blankMinConfidence?: number;
+  /** A fraction answer must be in lowest terms (grade 5 onwards). Default false. */
+  requireLowestTerms?: boolean;
+  /** A look-alike in the answer makes even a matching answer uncertain. Default false. */
+  strictLookalikeAnswers?: boolean;
+}
+
+export interface GradeResult {
+  question: string;
+  student_answer: string;
+  /** Canonical exact answer: 14, 0.75, 1/2, 3……2, '>'; null when the lamp cannot tell. */
+  correct_answer: string | null;
+  verdict: Verdict;
+  confidence: number;
+  reason?: string;
+  kind: ProblemKind;
+}
+
+export const DEFAULT_MIN_CONFIDENCE = 0.8;
+export const DEFAULT_MIN_CHAR_CONFIDENCE = 0.5;
+export const DEFAULT_BLANK_MIN_CONFIDENCE = 0.9;
+/** Confidence taken off for each look-alike the normaliser had to guess. */
+export const LOOKALIKE_PENALTY = 0.05;
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** 17÷5 answered 3, 32 or 3.2: the remainder (and its ……) may be on the page and lost by OCR. */
+function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>): boolean {
+  const written = withoutUnit(p.studentAnswer, p.unit);
+  if (written.includes('……')) return false;
+  const digits = written.replace('.', '');
+  return written === String(p.quotient) || digits === `${p.quotient}${p.remainder}`;
+}
+
+const OPERATORS = ['+', '-', '×', '÷'];
+
+/**
+ * Whether another reading of an operator the normaliser guessed (x for ×, : for ÷, 一 for -)
+ * turns the child's answer right: then a "wrong" answer may be the lamp's misreading.
+ */
+function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  for (const g of p.guesses.question) {
+    if (g.length !== 1 || !OPERATORS.includes(g.to)) continue;
+    for (const alt of OPERATORS) {
+      if (alt === g.to) continue;
+      const other = analyseNormalised({ text: text.slice(0, g.at) + alt + text.slice(g.at + 1), substitutions: [], source: a.normalised.source }).problem;
+      if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
+      if (matchAnswer(other, opts).ok) return true;
+    }
+  }
+  return false;
+}
+
+/** Grades one problem's OCR text. See the module comment for the rules. */
+export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeResult {
+  const minConfidence = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
+  const minChar = opts.minCharConfidence ?? DEFAULT_MIN_CHAR_CONFIDENCE;
+  const blankMin = Math.max(opts.blankMinConfidence ?? DEFAULT_BLANK_MIN_CONFIDENCE, minConfidence);
+  const a = analyseProblem(input.text);
+  const p = a.problem;
+  if (p.kind === 'not_arithmetic') {
+    return { question: input.text.trim(), student_answer: '', correct_answer: null, verdict: 'uncertain', confidence: round3(input.confidence), reason: 'not_arithmetic', kind: p.kind };
+  }
+  if (p.kind === 'ambiguous') {
+    return { question: a.normalised.text, student_answer: '', correct_answer: null, verdict: 'uncertain', confidence: round3(input.confidence), reason: p.reason, kind: p.kind };
+  }
+  const guessCount = p.guesses.question.length + p.guesses.answer.length;
+  const confidence = round3(Math.max(0, input.confidence - LOOKALIKE_PENALTY * guessCount));
+  const result = (verdict: Verdict, reason?: string): GradeResult => ({
+    question: p.question,
+    student_answer: p.studentAnswer,
+    correct_answer: correctAnswer(p),
+    verdict,
+    confidence,
+    ...(reason ? { reason } : {}),
+    kind: p.kind,
+  });
+
+  if (input.confidence < minConfidence) return result('uncertain', 'low_confidence');
+  if (input.minCharConfidence !== undefined && input.minCharConfidence < minChar) return result('uncertain', 'low_char_confidence');
+  if (p.studentAnswer === '') {
+    const sure = input.confidence >= blankMin && p.guesses.answer.length === 0;
+    return sure ? result('incorrect', 'blank') : result('uncertain', 'blank_maybe_unread');
+  }
+  if (p.unitMismatch) return result('uncertain', 'unit_conversion');
+  const match = matchAnswer(p, opts);
+  if (match.ok) {
+    if (opts.strictLookalikeAnswers && p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
+    return result('correct');
+  }
+  if (!match.readable) return result('uncertain', match.reason);
+  if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
+  if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
+  if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
+  if (confidence < minConfidence) return result('uncertain', 'low_confidence');
+  return result('incorrect', match.reason);
+}
+
+export { splitProblems } from './arithmetic-split.js';
+export { analyseProblem, parseProblem, type Problem, type ProblemKind, type Relation, type AmbiguousReason, type Guesses } from './arithmetic-parse.js';
+export { normaliseMath, normaliseMathDetailed, type Substitution, type NormalisedMath } from './normalise.js';
+export { correctAnswer, matchAnswer } from './arithmetic-answer.js';
+export type { Rational };
