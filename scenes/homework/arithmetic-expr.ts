@@ -108,6 +108,8 @@ export function parseExpr(tokens: readonly Token[], lo: number, hi: number, blan
   const fraction = (): Expr => {
     const left = atom();
     if (peek()?.type !== 'slash') return left;
+    // 6/8/9: a fraction of a fraction is not something a child writes.
+    if (left.type === 'num' && left.fraction) return fail('bad_fraction');
     i++;
     const right = atom();
     if (peek()?.type === 'slash') return fail('bad_fraction');

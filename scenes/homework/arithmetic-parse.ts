@@ -59,7 +59,7 @@ export type ProblemKind = Problem['kind'];
 
 /** A problem before its guesses are sorted into question and answer: the answer's span instead. */
 type Core =
-  | (Exclude<Problem, { kind: 'not_arithmetic' | 'ambiguous' }> & { answerSpan: readonly [number, number] })
+  | (Exclude<Problem, { kind: 'not_arithmetic' | 'ambiguous' }> & { answerSpan: readonly [number, number]; bareEquals?: boolean })
   | Extract<Problem, { kind: 'not_arithmetic' | 'ambiguous' }>;
 
 /** Tokens with the unit written after them folded in. */
@@ -151,12 +151,22 @@ function answerText(toks: readonly Tok[], lo: number, hi: number): string | null
   return null;
 }
 
+/** The index of the bracket that closes the one at `open`, or -1. */
+function closingOf(toks: readonly Tok[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < toks.length; i++) {
+    if (toks[i]?.type === 'open') depth++;
+    if (toks[i]?.type === 'close' && --depth === 0) return i;
+  }
+  return -1;
+}
+
 /** "3", "(3)", "()" or nothing: one part of a remainder answer. */
 function remainderPart(toks: readonly Tok[], lo: number, hi: number): string | null {
   const body = toks.slice(lo, hi);
   if (body.length === 0) return '';
   if (body.length === 1 && body[0]?.type === 'num' && !body[0].text.includes('.')) return body[0].text;
-  if (body[0]?.type === 'open' && body[body.length - 1]?.type === 'close') return remainderPart(toks, lo + 1, hi - 1);
+  if (body[0]?.type === 'open' && closingOf(toks, lo) === hi - 1) return remainderPart(toks, lo + 1, hi - 1);
   return null;
 }
 
@@ -165,7 +175,7 @@ function remainderProblem(toks: Tok[], eq: number, expr: Expr, unit: string | un
   let lo = eq + 1;
   let hi = toks.length;
   // "17÷5=(3……2)": the whole answer in one blank.
-  if (toks[lo]?.type === 'open' && toks[hi - 1]?.type === 'close') {
+  if (toks[lo]?.type === 'open' && closingOf(toks, lo) === hi - 1) {
     lo++;
     hi--;
   }
@@ -310,9 +320,11 @@ function classify(tokens: Token[], text: string): Core {
   const right = rightP.expr;
   const blanks = [...leftBlanks, ...blanksIn(right)];
   if (blanks.length === 0) {
-    // 3+4=2+5: a comparison answered with '='.
+    // 3+4=2+5: a comparison answered with '=' whose circle OCR did not see. The bare '=' might
+    // as well be a misread answer (68 read as 6+8), so it counts as a guess in the answer.
     if (!hasOperator(left) && !hasOperator(right)) return ambiguous(text, 'no_operator');
-    return compareProblem(toks.map((t, i) => (i === eq ? { ...t, type: 'rel', text: '=' } : t)), eq, text);
+    const c = compareProblem(toks.map((t, i) => (i === eq ? { ...t, type: 'rel', text: '=' } : t)), eq, text);
+    return c.kind === 'compare' ? { ...c, bareEquals: true } : c;
   }
   if (blanks.length > 1) return ambiguous(text, 'several_blanks');
   if (!hasOperator(left) && !hasOperator(right)) return ambiguous(text, 'no_operator');
@@ -390,8 +402,9 @@ function overlaps(s: Substitution, [a, b]: readonly [number, number]): boolean {
 export function analyseNormalised(normalised: NormalisedMath): Analysis {
   const core = classifyWithRepair(tokenize(normalised.text), normalised.text);
   if (core.kind === 'ambiguous' || core.kind === 'not_arithmetic') return { problem: core, normalised };
-  const { answerSpan, repairedAt, repairedWith, ...problem } = core as typeof core & { repairedAt?: number; repairedWith?: string };
+  const { answerSpan, repairedAt, repairedWith, bareEquals, ...problem } = core as typeof core & { repairedAt?: number; repairedWith?: string; bareEquals?: boolean };
   const guessed = normalised.substitutions.filter((s) => s.guess);
+  if (bareEquals) guessed.push({ at: answerSpan[0], length: 1, from: '=', to: '=', guess: true });
   const question = guessed.filter((s) => !overlaps(s, answerSpan));
   // A bracket put back is a guess about the question, not about what the child wrote.
   if (repairedAt !== undefined) question.push({ at: repairedAt, length: 0, from: '', to: repairedWith ?? '', guess: true });

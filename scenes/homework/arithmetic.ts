@@ -25,7 +25,8 @@ import type { Rational } from './rational.js';
  *    `strictLookalikeAnswers`: a misreading that lands on the right answer by chance is far less
  *    likely than the child having written it.
  * 6. A different answer is uncertain when a look-alike was guessed in it, when another reading
- *    of a guessed operator in the question makes it right, when a remainder may have been lost
+ *    of a guessed operator in the question makes it right, when a missing bracket was put back
+ *    ('bracket_guessed'), when a remainder may have been lost
  *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), or when the confidence after the look-alike
  *    penalty is below `minConfidence`. Otherwise incorrect.
  *
@@ -85,16 +86,20 @@ function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>): boolea
 const OPERATORS = ['+', '-', '×', '÷'];
 
 /**
- * Whether another reading of an operator the normaliser guessed (x for ×, : for ÷, 一 for -)
- * turns the child's answer right: then a "wrong" answer may be the lamp's misreading.
+ * Whether another reading of something the normaliser guessed in the question (x for ×, : for
+ * ÷, 一 for -, a space or 。 dropped between digits) turns the child's answer right: then a
+ * "wrong" answer may be the lamp's misreading.
  */
 function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions): boolean {
   const text = a.normalised.text;
   for (const g of p.guesses.question) {
-    if (g.length !== 1 || !OPERATORS.includes(g.to)) continue;
-    for (const alt of OPERATORS) {
+    // A guessed operator may be another operator; a dropped mark between digits may be a
+    // decimal point or an operator.
+    const replaced = g.length === 1 && OPERATORS.includes(g.to);
+    if (!replaced && !(g.length === 0 && g.from !== '')) continue;
+    for (const alt of replaced ? OPERATORS : ['.', ...OPERATORS]) {
       if (alt === g.to) continue;
-      const other = analyseNormalised({ text: text.slice(0, g.at) + alt + text.slice(g.at + 1), substitutions: [], source: a.normalised.source }).problem;
+      const other = analyseNormalised({ text: text.slice(0, g.at) + alt + text.slice(g.at + g.length), substitutions: [], source: [] }).problem;
       if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
       if (matchAnswer(other, opts).ok) return true;
     }
@@ -142,6 +147,8 @@ export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeR
   if (!match.readable) return result('uncertain', match.reason);
   if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
   if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
+  // A bracket the lamp put back: whatever else OCR lost is unknown.
+  if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);

@@ -25,8 +25,8 @@
  *   it stands next to an operator or `=`.
  * - `二` (how OCR often reads =) → `=` between an operand and an operand or the end, when the
  *   problem has no `=` of its own.
- * - `。 ， 、 ;` and spaces are dropped; a punctuation mark dropped from between two digits is
- *   recorded as a guess, since it may have been a decimal point.
+ * - `。 ， 、 ;` and spaces are dropped; a punctuation mark or a space dropped from between two
+ *   digits is recorded as a guess, since it may have been a decimal point or a sign OCR missed.
  *
  * In 'line' mode (for splitting a drill row) spaces and punctuation are kept as separators: a
  * single space or a punctuation mark becomes ' ', a wide gap (two spaces, a tab, an ideographic
@@ -337,6 +337,9 @@ function build(raw: string, items: Item[], mode: NormaliseMode): NormalisedMath 
         text += sep;
         const from = raw.slice(first.s, first.e);
         if (from !== sep && /\S/u.test(from)) substitutions.push({ at: text.length - 1, length: 1, from, to: sep, guess: false });
+      } else if (items[k - 1]?.role === 'digit' && items[k + 1]?.role === 'digit') {
+        // "3 4": one number spaced out by OCR, or a sign it did not see.
+        substitutions.push({ at: text.length, length: 0, from: raw.slice(first.s, first.e), to: '', guess: true });
       }
       k++;
       continue;

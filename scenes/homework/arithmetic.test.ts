@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest';
+import { type GradeResult, gradeProblem } from './arithmetic.js';
+
+type Row = [text: string, verdict: GradeResult['verdict'], correct: string | null, reason: string | undefined, kind: GradeResult['kind']];
+
+const grade = (text: string, confidence = 0.95, minCharConfidence?: number) =>
+  gradeProblem({ text, confidence, ...(minCharConfidence === undefined ? {} : { minCharConfidence }) });
+
+const check = ([text, verdict, correct, reason, kind]: Row): void => {
+  const g = grade(text);
+  expect({ verdict: g.verdict, correct: g.correct_answer, reason: g.reason, kind: g.kind }).toEqual({ verdict, correct, reason, kind });
+};
+
+describe('gradeProblem: expressions', () => {
+  it.each<Row>([
+    ['23+45=68', 'correct', '68', undefined, 'expression'],
+    ['23+45=67', 'incorrect', '68', 'wrong_answer', 'expression'],
+    ['7×8=56', 'correct', '56', undefined, 'expression'],
+    ['7×8=54', 'incorrect', '56', 'wrong_answer', 'expression'],
+    ['56÷7=8', 'correct', '8', undefined, 'expression'],
+    ['100-37=63', 'correct', '63', undefined, 'expression'],
+    // Precedence and brackets.
+    ['2+3×4=14', 'correct', '14', undefined, 'expression'],
+    ['2+3×4=20', 'incorrect', '14', 'wrong_answer', 'expression'],
+    ['(2+3)×4=20', 'correct', '20', undefined, 'expression'],
+    ['36-12÷4=33', 'correct', '33', undefined, 'expression'],
+    ['(36-12)÷4=6', 'correct', '6', undefined, 'expression'],
+    ['8×(9-4)+6=46', 'correct', '46', undefined, 'expression'],
+    ['81÷9×3=27', 'correct', '27', undefined, 'expression'],
+    ['50-20-10=20', 'correct', '20', undefined, 'expression'],
+    ['50-20-10=40', 'incorrect', '20', 'wrong_answer', 'expression'],
+    ['[(2+3)×4]-5=15', 'correct', '15', undefined, 'expression'],
+    ['（３＋４）×２＝１４', 'correct', '14', undefined, 'expression'],
+    // Decimals: trailing zeros are the same number.
+    ['0.5+0.25=0.75', 'correct', '0.75', undefined, 'expression'],
+    ['1.2+0.3=1.5', 'correct', '1.5', undefined, 'expression'],
+    ['1.2+0.3=1.50', 'correct', '1.5', undefined, 'expression'],
+    ['0.1+0.2=0.3', 'correct', '0.3', undefined, 'expression'],
+    ['2.5×4=10', 'correct', '10', undefined, 'expression'],
+    ['1.5+1.5=3.5', 'incorrect', '3', 'wrong_answer', 'expression'],
+    // Fractions (grade 3: same denominators, results not reduced).
+    ['1/5+2/5=3/5', 'correct', '3/5', undefined, 'expression'],
+    ['1/4+1/4=2/4', 'correct', '1/2', undefined, 'expression'],
+    ['1/4+1/4=1/2', 'correct', '1/2', undefined, 'expression'],
+    ['1-1/3=2/3', 'correct', '2/3', undefined, 'expression'],
+    ['4/7-2/7=1/7', 'incorrect', '2/7', 'wrong_answer', 'expression'],
+    ['1/2+1/2=1', 'correct', '1', undefined, 'expression'],
+    // Units of one kind.
+    ['5元+3元=8元', 'correct', '8元', undefined, 'expression'],
+    ['5元+3元=8', 'correct', '8元', undefined, 'expression'],
+    ['5元+3元=9元', 'incorrect', '8元', 'wrong_answer', 'expression'],
+    ['35厘米-15厘米=20厘米', 'correct', '20厘米', undefined, 'expression'],
+    ['5元+3元=8角', 'uncertain', '8元', 'unit_conversion', 'expression'],
+    // Item numbers are not part of the problem.
+    ['(3)23+45=68', 'correct', '68', undefined, 'expression'],
+    ['2、7×8=56', 'correct', '56', undefined, 'expression'],
+    ['第1题 7×8=56', 'correct', '56', undefined, 'expression'],
+  ])('%s → %s', (...row) => check(row));
+});
+
+describe('gradeProblem: fill-in blanks in every position', () => {
+  it.each<Row>([
+    ['30+(20)=50', 'correct', '20', undefined, 'fill_blank'],
+    ['30+(30)=50', 'incorrect', '20', 'wrong_answer', 'fill_blank'],
+    ['(30)+20=50', 'correct', '30', undefined, 'fill_blank'],
+    ['(25)+20=50', 'incorrect', '30', 'wrong_answer', 'fill_blank'],
+    ['30+20=(50)', 'correct', '50', undefined, 'fill_blank'],
+    ['30+20=(40)', 'incorrect', '50', 'wrong_answer', 'fill_blank'],
+    ['50-(20)=30', 'correct', '20', undefined, 'fill_blank'],
+    ['(80)-20=60', 'correct', '80', undefined, 'fill_blank'],
+    ['(7)×8=56', 'correct', '7', undefined, 'fill_blank'],
+    ['7×(8)=56', 'correct', '8', undefined, 'fill_blank'],
+    ['(56)÷7=8', 'correct', '56', undefined, 'fill_blank'],
+    ['56÷(7)=8', 'correct', '7', undefined, 'fill_blank'],
+    ['56÷(8)=8', 'incorrect', '7', 'wrong_answer', 'fill_blank'],
+    ['3+(4)×2=11', 'correct', '4', undefined, 'fill_blank'],
+    ['50=(20)+30', 'correct', '20', undefined, 'fill_blank'],
+    ['1/5+(2/5)=3/5', 'correct', '2/5', undefined, 'fill_blank'],
+    ['30+□=50', 'incorrect', '20', 'blank', 'fill_blank'],
+    ['30+( )=50', 'incorrect', '20', 'blank', 'fill_blank'],
+    ['30+____=50', 'incorrect', '20', 'blank', 'fill_blank'],
+    // OCR dropped the closing bracket; only one place for it.
+    ['30+(20=50', 'correct', '20', undefined, 'fill_blank'],
+  ])('%s → %s', (...row) => check(row));
+
+  it('shows the question with the blank as () and the answer inside it', () => {
+    expect(grade('30+（20）=50')).toMatchObject({ question: '30+()=50', student_answer: '20', correct_answer: '20' });
+    expect(grade('(30)+20=50')).toMatchObject({ question: '()+20=50', student_answer: '30' });
+    expect(grade('30+20=( )')).toMatchObject({ question: '30+20=()', student_answer: '', verdict: 'incorrect', reason: 'blank' });
+  });
+});
+
+describe('gradeProblem: comparisons', () => {
+  it.each<Row>([
+    ['45<54', 'correct', '<', undefined, 'compare'],
+    ['45>54', 'incorrect', '<', 'wrong_sign', 'compare'],
+    ['45=54', 'uncertain', null, 'no_operator', 'ambiguous'],
+    ['45(>)54', 'incorrect', '<', 'wrong_sign', 'compare'],
+    ['45○<54', 'correct', '<', undefined, 'compare'],
+    ['3+4<8', 'correct', '<', undefined, 'compare'],
+    ['3+4>8', 'incorrect', '<', 'wrong_sign', 'compare'],
+    ['8>3+4', 'correct', '>', undefined, 'compare'],
+    ['30=3×10', 'correct', '=', undefined, 'compare'],
+    ['3+4=2+5', 'correct', '=', undefined, 'compare'],
+    ['6×7>40', 'correct', '>', undefined, 'compare'],
+    ['1/3>1/4', 'correct', '>', undefined, 'compare'],
+    ['0.5=1/2', 'uncertain', null, 'no_operator', 'ambiguous'],
+    ['0.5(=)1/2', 'correct', '=', undefined, 'compare'],
+    ['45○54', 'incorrect', '<', 'blank', 'compare'],
+    ['45＞54', 'incorrect', '<', 'wrong_sign', 'compare'],
+  ])('%s → %s', (...row) => check(row));
+
+  it('shows the question with the circle and the sign the child wrote', () => {
+    expect(grade('3+4>8')).toMatchObject({ question: '3+4○8', student_answer: '>', correct_answer: '<' });
+  });
+});
+
+describe('gradeProblem: division with a remainder', () => {
+  it.each<Row>([
+    ['17÷5=3……2', 'correct', '3……2', undefined, 'remainder'],
+    ['17÷5=3...2', 'correct', '3……2', undefined, 'remainder'],
+    ['17÷5=3…2', 'correct', '3……2', undefined, 'remainder'],
+    ['17÷5=3……1', 'incorrect', '3……2', 'wrong_remainder', 'remainder'],
+    ['17÷5=2……7', 'incorrect', '3……2', 'remainder_too_large', 'remainder'],
+    ['17÷5=4……2', 'incorrect', '3……2', 'wrong_quotient', 'remainder'],
+    ['3÷5=0……3', 'correct', '0……3', undefined, 'remainder'],
+    ['15÷5=3……0', 'correct', '3', undefined, 'remainder'],
+    ['17/5=3...2', 'correct', '3……2', undefined, 'remainder'],
+    ['17÷5=(3)……(2)', 'correct', '3……2', undefined, 'remainder'],
+    // The remainder may be on the page and lost by OCR.
+    ['17÷5=3', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
+    ['17÷5=32', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
+    ['17÷5=3.2', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
+    ['17÷5=7', 'incorrect', '3……2', 'wrong_quotient', 'remainder'],
+    // 3.4 is the exact value.
+    ['17÷5=3.4', 'correct', '3……2', undefined, 'remainder'],
+    ['17÷5=', 'incorrect', '3……2', 'blank', 'remainder'],
+    ['17÷0=3……2', 'uncertain', null, 'division_by_zero', 'ambiguous'],
+  ])('%s → %s', (...row) => check(row));
+});
+
+describe('gradeProblem: look-alikes', () => {
+  it.each<Row>([
+    ['7x8=56', 'correct', '56', undefined, 'expression'],
+    ['7X8=56', 'correct', '56', undefined, 'expression'],
+    ['7*8=56', 'correct', '56', undefined, 'expression'],
+    ['56:7=8', 'correct', '8', undefined, 'expression'],
+    ['2O+3O=5O', 'correct', '50', undefined, 'expression'],
+    ['l2+3=15', 'correct', '15', undefined, 'expression'],
+    ['9一3=6', 'correct', '6', undefined, 'expression'],
+    ['3十5=8', 'correct', '8', undefined, 'expression'],
+    ['56/7=8', 'correct', '8', undefined, 'expression'],
+    ['3+4二7', 'correct', '7', undefined, 'expression'],
+    // A look-alike in the answer never makes it wrong.
+    ['12+3=l6', 'uncertain', '15', 'look_alike_in_answer', 'expression'],
+    ['20+30=6O', 'uncertain', '50', 'look_alike_in_answer', 'expression'],
+    ['45O54', 'uncertain', '<', 'blank_maybe_unread', 'compare'],
+    ['45〉54', 'uncertain', '<', 'look_alike_in_answer', 'compare'],
+    ['3。5+1=4.5', 'uncertain', '36', 'look_alike_in_question', 'expression'],
+    // A gap between digits may be a sign OCR did not see: 3+4+5=12.
+    ['3 4+5=12', 'uncertain', '39', 'look_alike_in_question', 'expression'],
+    ['23+45=6 8', 'correct', '68', undefined, 'expression'],
+    ['23+45=6 7', 'uncertain', '68', 'look_alike_in_answer', 'expression'],
+    // Another reading of a guessed operator makes the answer right: 7+8=15.
+    ['7x8=15', 'uncertain', '56', 'look_alike_in_question', 'expression'],
+    ['9:3=27', 'uncertain', '3', 'look_alike_in_question', 'expression'],
+    ['9一3=12', 'uncertain', '6', 'look_alike_in_question', 'expression'],
+    // …and when no reading does, a confident wrong answer is wrong.
+    ['7x8=54', 'incorrect', '56', 'wrong_answer', 'expression'],
+  ])('%s → %s', (...row) => check(row));
+
+  it('each guessed look-alike lowers the confidence', () => {
+    expect(grade('7×8=56').confidence).toBe(0.95);
+    expect(grade('7x8=56').confidence).toBe(0.9);
+    expect(grade('2O+3O=5O').confidence).toBe(0.8);
+  });
+
+  it('a certain variant (full width, a real minus sign) costs nothing', () => {
+    expect(grade('９−３＝６')).toMatchObject({ verdict: 'correct', confidence: 0.95 });
+  });
+
+  it('strictLookalikeAnswers leaves even a matching guessed answer uncertain', () => {
+    expect(gradeProblem({ text: '20+30=5O', confidence: 0.95 }, { strictLookalikeAnswers: true })).toMatchObject({ verdict: 'uncertain', reason: 'look_alike_in_answer' });
+    expect(gradeProblem({ text: '20+30=5O', confidence: 0.95 }).verdict).toBe('correct');
+  });
+
+  it('several guesses can bring a wrong answer under the confidence floor', () => {
+    expect(grade('2O+3O=6O').verdict).toBe('uncertain');
+    expect(grade('2O+3O=60', 0.86)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    expect(grade('20+30=60', 0.86)).toMatchObject({ verdict: 'incorrect', reason: 'wrong_answer' });
+  });
+});
+
+describe('gradeProblem: confidence and blanks', () => {
+  it('low OCR confidence is uncertain, right or wrong', () => {
+    expect(grade('23+45=68', 0.6)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence', correct_answer: '68' });
+    expect(grade('23+45=67', 0.79)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    expect(grade('23+45=67', 0.8)).toMatchObject({ verdict: 'incorrect', reason: 'wrong_answer' });
+  });
+
+  it('a weak character is uncertain even when the line reads well', () => {
+    expect(grade('23+45=67', 0.95, 0.3)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    expect(grade('23+45=67', 0.95, 0.7)).toMatchObject({ verdict: 'incorrect' });
+  });
+
+  it('the floor is an option', () => {
+    expect(gradeProblem({ text: '23+45=67', confidence: 0.85 }, { minConfidence: 0.9 })).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    expect(gradeProblem({ text: '23+45=67', confidence: 0.75 }, { minConfidence: 0.7 })).toMatchObject({ verdict: 'incorrect' });
+  });
+
+  it('nothing written is incorrect/blank only when the reading is very confident', () => {
+    expect(grade('23+45=', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank', student_answer: '', correct_answer: '68' });
+    expect(grade('23+45=', 0.85)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
+    expect(grade('30+口=50', 0.95)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
+  });
+
+  it('requireLowestTerms marks an unreduced fraction wrong, not its value', () => {
+    expect(gradeProblem({ text: '1/4+1/4=2/4', confidence: 0.95 }, { requireLowestTerms: true })).toMatchObject({ verdict: 'incorrect', reason: 'not_lowest_terms' });
+    expect(gradeProblem({ text: '1/4+1/4=1/2', confidence: 0.95 }, { requireLowestTerms: true }).verdict).toBe('correct');
+  });
+});
+
+describe('gradeProblem: what the lamp cannot judge', () => {
+  it.each<[string, string, string]>([
+    ['小明有5个苹果，吃了2个，还剩几个？', 'not_arithmetic', 'not_arithmetic'],
+    ['看拼音写词语', 'not_arithmetic', 'not_arithmetic'],
+    ['x+3=5', 'not_arithmetic', 'not_arithmetic'],
+    ['abc', 'not_arithmetic', 'not_arithmetic'],
+    ['1元5角+2角=1元7角', 'not_arithmetic', 'not_arithmetic'],
+    ['1米○90厘米', 'not_arithmetic', 'not_arithmetic'],
+    ['3+4=7=7', 'ambiguous', 'several_equals'],
+    ['3+=7', 'ambiguous', 'operator_without_operand'],
+    ['3+4×=7', 'ambiguous', 'operator_without_operand'],
+    ['×3=9', 'ambiguous', 'operator_without_operand'],
+    ['(3+4×2=14', 'ambiguous', 'unbalanced_brackets'],
+    ['((3+4×2=14', 'ambiguous', 'unbalanced_brackets'],
+    ['(3+4×2-1=14', 'ambiguous', 'unbalanced_brackets'],
+    ['5÷0=', 'ambiguous', 'division_by_zero'],
+    ['5÷(3-3)=1', 'ambiguous', 'division_by_zero'],
+    ['0×()=0', 'ambiguous', 'no_single_answer'],
+    ['0×()=5', 'ambiguous', 'no_single_answer'],
+    ['()+()=10', 'ambiguous', 'several_blanks'],
+    ['3-5=', 'ambiguous', 'negative_result'],
+    ['3×()=10', 'ambiguous', 'no_whole_number_answer'],
+    ['23+45', 'ambiguous', 'no_equals'],
+    ['=68', 'ambiguous', 'missing_question'],
+    ['68=68', 'ambiguous', 'no_operator'],
+    ['3(4+5)=27', 'ambiguous', 'missing_operator'],
+    ['45>54<60', 'ambiguous', 'several_relations'],
+    ['3+4=7>6', 'ambiguous', 'equals_and_compare'],
+    ['23+45=6/8/9', 'ambiguous', 'bad_fraction'],
+    ['', 'ambiguous', 'empty'],
+    ['+-×÷', 'ambiguous', 'no_equals'],
+  ])('%j → uncertain (%s: %s)', (text, kind, reason) => {
+    const g = grade(text);
+    expect(g).toMatchObject({ verdict: 'uncertain', kind, reason, correct_answer: null });
+  });
+
+  it('a missing bracket is put back when every place for it gives the same answer', () => {
+    expect(grade('3+4)×2=14')).toMatchObject({ verdict: 'correct', question: '(3+4)×2=', confidence: 0.9 });
+    expect(grade('((3+4)×2=14')).toMatchObject({ verdict: 'correct', correct_answer: '14' });
+    expect(grade('(3+4×(2-1)=7')).toMatchObject({ verdict: 'correct', correct_answer: '7' });
+    // …but a different answer is not marked wrong on a guessed bracket.
+    expect(grade('(3+4×(2-1)=14')).toMatchObject({ verdict: 'uncertain', reason: 'bracket_guessed', correct_answer: '7' });
+  });
+
+  it('an expression after a bare = is a comparison whose sign may be misread: never wrong', () => {
+    expect(grade('3+4=2+5')).toMatchObject({ verdict: 'correct', kind: 'compare' });
+    expect(grade('23+45=6+8')).toMatchObject({ verdict: 'uncertain', reason: 'look_alike_in_answer', kind: 'compare' });
+  });
+});
