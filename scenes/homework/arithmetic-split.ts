@@ -30,7 +30,10 @@ export function splitProblems(lineText: string): string[] {
   /** Normalised positions where a new problem starts. */
   const cuts: number[] = [];
   /** A sep that stood for 、 after an item number ("2、7×8=56"). */
-  const labelSep = (t: Token | undefined): boolean => isSep(t) && /^[、．.]$/u.test(lineText.slice(...(n.source[(t as Token).start] as readonly [number, number])));
+  const rawOfSep = (t: Token | undefined): string => (isSep(t) ? lineText.slice(...(n.source[(t as Token).start] as readonly [number, number])) : '');
+  const labelSep = (t: Token | undefined): boolean => /^[、．.]$/u.test(rawOfSep(t));
+  /** ① ⑴ ⒈: an item number that normalises to a separator. */
+  const circledLabel = (t: Token | undefined): boolean => /^[\u2460-\u249b]$/u.test(rawOfSep(t));
 
   /** Start of the operand that ends at token k (a number, a group, a blank), with an item number before it. */
   const operandStart = (k: number): number => {
@@ -45,10 +48,15 @@ export function splitProblems(lineText: string): string[] {
         }
       }
     }
+    // "2/3+1/3": a fraction is one operand.
+    if (toks[s]?.type === 'num' && toks[s - 1]?.type === 'slash' && toks[s - 2]?.type === 'num') s -= 2;
+    // "(2+6)×3": the brackets the operand opens.
+    while (toks[s - 1]?.type === 'open') s--;
     // "(2)7×8": an item number in brackets right before the operand.
     if (toks[s - 1]?.type === 'close' && toks[s - 2]?.type === 'num' && toks[s - 3]?.type === 'open') s -= 3;
     // "2、7×8": an item number before 、.
     else if (labelSep(toks[s - 1]) && toks[s - 2]?.type === 'num') s -= 2;
+    else if (circledLabel(toks[s - 1])) s -= 1;
     return s;
   };
 
@@ -103,7 +111,9 @@ export function splitProblems(lineText: string): string[] {
       continue;
     }
     if (phase === 'question') {
-      if (t.type === 'eq') phase = 'answer';
+      // "(=)" and "○=" are a comparison answered with '=', not an equation.
+      const circled = (toks[j - 1]?.type === 'open' && toks[j + 1]?.type === 'close') || toks[j - 1]?.text === '○' || toks[j + 1]?.text === '○';
+      if (t.type === 'eq') phase = circled ? 'right' : 'answer';
       if (t.type === 'rel') phase = 'right';
       if (phase !== 'question') mark = j;
       continue;
