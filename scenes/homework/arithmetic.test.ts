@@ -269,3 +269,19 @@ describe('gradeProblem: what the lamp cannot judge', () => {
     expect(grade('23+45=6+8')).toMatchObject({ verdict: 'uncertain', reason: 'look_alike_in_answer', kind: 'compare' });
   });
 });
+
+describe('operators the recogniser confuses', () => {
+  it.each([
+    ['30+6=5', 'operator_may_be_misread'], // 30÷6=5 with the dots lost
+    ['(13+35)+6=8', 'operator_may_be_misread'], // (13+35)÷6=8
+    ['56-7=8', 'operator_may_be_misread'], // 56÷7=8
+    ['4+4=16', 'operator_may_be_misread'], // 4×4=16
+  ])('%s is uncertain, not wrong', (text, reason) => {
+    expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
+  });
+
+  it('a wrong answer with no look-alike reading is still wrong', () => {
+    expect(gradeProblem({ text: '30+6=35', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '30÷6=6', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+  });
+});

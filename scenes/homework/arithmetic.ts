@@ -28,7 +28,10 @@ import type { Rational } from './rational.js';
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
  *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), or when the confidence after the look-alike
- *    penalty is below `minConfidence`. Otherwise incorrect.
+ *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
+ *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
+ *    child may have made that very mistake, but a right answer marked wrong is worse.
+ *    Otherwise incorrect.
  *
  * Confidence reported = OCR confidence − 0.05 per look-alike guessed, never below 0.
  */
@@ -107,6 +110,25 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions):
   return false;
 }
 
+/**
+ * Operators the recogniser mistakes for each other on photographed pages even when it is sure
+ * (measured on the synthetic pages: ÷ whose dots blur away reads as + or -, a small × as +).
+ */
+const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷'], '×': ['+'], '÷': ['+', '-'] };
+
+/** Whether reading one printed operator as its look-alike makes the child's answer right. */
+function rightIfOperatorMisread(a: Analysis, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  for (let i = 0; i < text.length; i++) {
+    for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
+      const other = analyseNormalised({ text: text.slice(0, i) + alt + text.slice(i + 1), substitutions: [], source: [] }).problem;
+      if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
+      if (matchAnswer(other, opts).ok) return true;
+    }
+  }
+  return false;
+}
+
 /** Grades one problem's OCR text. See the module comment for the rules. */
 export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeResult {
   const minConfidence = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
@@ -150,6 +172,8 @@ export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeR
   // A bracket the lamp put back: whatever else OCR lost is unknown.
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
+  // Not for comparisons: with three possible signs some other reading nearly always fits.
+  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts)) return result('uncertain', 'operator_may_be_misread');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
 }
