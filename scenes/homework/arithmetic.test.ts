@@ -285,3 +285,17 @@ describe('operators the recogniser confuses', () => {
     expect(gradeProblem({ text: '30÷6=6', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
   });
 });
+
+describe('marks OCR loses', () => {
+  it.each([
+    ['2.5-0.1=24', 'decimal_point_maybe_lost'],
+    ['0.5+0.3=8', 'decimal_point_maybe_lost'],
+    ['40+7=5.5', 'operator_may_be_misread'], // 40÷7=5……5 with ÷ and …… both misread
+    ['43+6=7', 'operator_may_be_misread'], // 43÷6=7……1 with the remainder lost
+  ])('%s is uncertain (%s)', (text, reason) => {
+    expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
+  });
+  it('a decimal answer that is simply wrong stays wrong', () => {
+    expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+  });
+});

@@ -123,10 +123,17 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions): boolean {
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
       const other = analyseNormalised({ text: text.slice(0, i) + alt + text.slice(i + 1), substitutions: [], source: [] }).problem;
       if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
-      if (matchAnswer(other, opts).ok) return true;
+      if (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other))) return true;
     }
   }
   return false;
+}
+
+/** 2.5-0.1 answered 24: the decimal point is a dot OCR easily loses. */
+function decimalPointMaybeLost(p: Gradable): boolean {
+  const right = correctAnswer(p);
+  const written = withoutUnit(p.studentAnswer, p.unit);
+  return right !== null && right.includes('.') && !written.includes('.') && written === right.replace('.', '').replace(/^0+(?=\d)/, '');
 }
 
 /** Grades one problem's OCR text. See the module comment for the rules. */
@@ -169,6 +176,7 @@ export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeR
   if (!match.readable) return result('uncertain', match.reason);
   if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
   if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
+  if (decimalPointMaybeLost(p)) return result('uncertain', 'decimal_point_maybe_lost');
   // A bracket the lamp put back: whatever else OCR lost is unknown.
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
