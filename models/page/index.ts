@@ -10,3 +10,4 @@ export { inkMask, type InkKind } from './ink.js';
 export { sliceLines, sliceRegions, textMask } from './slice.js';
 export { preparePage, type PrepareOptions } from './pipeline.js';
 export type * from './types.js';
+export { findComparisonCircles, eraseComparisonCircles, readCircleSign, type Circle } from './circles.js';

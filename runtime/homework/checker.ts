@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { preparePage } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, preparePage, readCircleSign } from '../../models/page/index.js';
 import { gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
@@ -30,6 +30,13 @@ interface Piece {
   confidence: number;
   minCharConfidence: number;
   box: Box;
+  /** Right edge of the piece's last equals sign, where the answer begins. */
+  equalsX?: number;
+}
+
+function equalsEnd(chars: OcrLine['chars']): number | undefined {
+  const eq = [...chars].reverse().find((c) => c.text === '=' || c.text === '＝');
+  return eq?.x1;
 }
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
@@ -57,7 +64,7 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
     const prev = out[out.length - 1];
     const gap = prev ? line.box.x - (prev.box.x + prev.box.w) : Infinity;
     const unfinished = prev !== undefined && /[=＝(（○<>+\-×÷]\s*$/.test(prev.text);
-    const continues = /^\s*[)）=＝]/.test(line.text);
+    const continues = /^\s*[)）=＝<>]/.test(line.text);
     if (prev && sameRow(prev.box, line.box) && gap >= -2 && gap < 3 * Math.max(prev.box.h, line.box.h) && (unfinished || continues)) {
       const n1 = prev.chars.length || 1;
       const n2 = line.chars.length || 1;
@@ -77,7 +84,7 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
 /** Splits a line holding several problems of a drill row and gives each its own box from the character positions. */
 export function piecesOf(line: OcrLine): Piece[] {
   const parts = splitProblems(line.text);
-  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box }];
+  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars) }];
   const chars = line.chars.filter((c) => c.text.trim() !== '');
   const pieces: Piece[] = [];
   let at = 0;
@@ -93,6 +100,7 @@ export function piecesOf(line: OcrLine): Piece[] {
       confidence: mine.reduce((s, c) => s + c.confidence, 0) / mine.length,
       minCharConfidence: Math.min(...mine.map((c) => c.confidence)),
       box: { x: Math.max(line.box.x, x0), y: line.box.y, w: Math.max(1, Math.min(line.box.x + line.box.w, x1) - Math.max(line.box.x, x0)), h: line.box.h },
+      equalsX: equalsEnd(mine),
     });
   }
   return pieces;
@@ -123,6 +131,7 @@ export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'qu
 
 export interface PageItem {
   text: string;
+  equalsX?: number;
   /** For a cloud question: the child's answer lines under it. */
   answer?: string;
   confidence: number;
@@ -177,12 +186,17 @@ export class HomeworkChecker {
       return { check: { ok: false, issue: q.issue ?? 'no_page', hint: q.hint ?? '我没看清楚，把作业本放平再试试吧' }, timings_ms: { preprocess: round(t1 - t0), ocr: 0, grade: 0 }, crops: new Map() };
     }
     const page = prepared.page;
-    const lines = await this.ocr.read(page);
+    // The recogniser drops comparison circles and the sign in them: the circles are painted out
+    // before reading, and the sign is read from its shape and put back into its line.
+    const circles = findComparisonCircles(page);
+    const lines = withCircleSigns(await this.ocr.read(eraseComparisonCircles(page, circles)), circles.map((c) => ({ ...c, sign: readCircleSign(page, c) })));
     const t2 = performance.now();
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    for (const piece of pageItems(lines)) {
+    const pieces = pageItems(lines.map((l) => restoreDivisionSigns(page, l)));
+    await this.readMissingAnswers(page, pieces);
+    for (const piece of pieces) {
       const index = items.length + 1;
       boxes.set(index, piece.box);
       const bbox = sourceBox(piece.box, prepared.toSource);
@@ -209,9 +223,141 @@ export class HomeworkChecker {
     };
   }
 
+  /**
+   * The detector misses short answers written apart from the problem ("18-14=  4"): for a
+   * problem that ends at its equals sign, the slot to its right is read on its own, and what is
+   * found there becomes the answer. A slot with nothing readable stays blank.
+   */
+  private async readMissingAnswers(page: Mat, pieces: PageItem[]): Promise<void> {
+    const open = pieces.filter((p) => p.arithmetic && /[=＝]\s*$/.test(p.text));
+    if (open.length === 0) return;
+    // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
+    // of paper is what the recogniser misses.
+    const inked = open.map((p) => ({ p, slot: inkBox(page, answerSlot(page, p.box, p.equalsX)) })).filter((x): x is { p: PageItem; slot: Box } => x.slot !== undefined);
+    if (inked.length === 0) return;
+    const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
+    inked.forEach(({ p, slot }, i) => {
+      const r = read[i];
+      const answer = r?.text.replace(/\s+/g, '') ?? '';
+      if (!r || !/\d/.test(answer) || r.confidence < 0.5) {
+        // Something is written there that cannot be read: never call it blank.
+        p.minCharConfidence = Math.min(p.minCharConfidence, UNREAD_SIGN_CONFIDENCE);
+        return;
+      }
+      p.text += answer;
+      p.box = union(p.box, { x: slot.x + Math.min(...r.chars.map((c) => c.x0)), y: p.box.y, w: Math.max(1, Math.max(...r.chars.map((c) => c.x1)) - Math.min(...r.chars.map((c) => c.x0))), h: p.box.h });
+      p.confidence = Math.min(p.confidence, r.confidence);
+      p.minCharConfidence = Math.min(p.minCharConfidence, r.minCharConfidence);
+    });
+  }
+
   async release(): Promise<void> {
     await this.ocr.release();
   }
+}
+
+/** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
+const UNREAD_SIGN_CONFIDENCE = 0.2;
+
+/**
+ * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
+ * then leaves uncertain) into the OCR line that runs through the circle, at its place.
+ */
+export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: string | undefined })[]): OcrLine[] {
+  return lines.map((line) => {
+    const mine = circles.filter((c) => c.y >= line.box.y && c.y <= line.box.y + line.box.h && c.x >= line.box.x - c.r && c.x <= line.box.x + line.box.w + c.r);
+    if (mine.length === 0) return line;
+    const chars = line.chars.filter((c) => c.text.trim() !== '');
+    const placed = mine.filter((c) => !chars.some((ch) => /[<>=＝]/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.2 * c.r));
+    if (placed.length === 0) return line; // the recogniser read the sign itself
+    for (const c of placed) {
+      const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
+      const sign = { text: c.sign ?? '○', confidence: c.sign ? 0.9 : UNREAD_SIGN_CONFIDENCE, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
+      chars.splice(at < 0 ? chars.length : at, 0, sign);
+    }
+    const x0 = Math.min(line.box.x, ...mine.map((c) => c.x - c.r));
+    const x1 = Math.max(line.box.x + line.box.w, ...mine.map((c) => c.x + c.r));
+    // A sign that could not be read must not look like a blank answer: the line becomes unsure.
+    const unread = placed.some((c) => c.sign === undefined);
+    return { ...line, text: chars.map((c) => c.text).join(''), chars, box: { ...line.box, x: x0, w: x1 - x0 }, minCharConfidence: unread ? Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) : line.minCharConfidence };
+  });
+}
+
+/** The part of a box with ink in it (darker than its paper), padded; undefined when it is empty paper. */
+function inkBox(page: Mat, b: Box): Box | undefined {
+  const gray = page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h)).bgrToGray();
+  const paper = gray.mean().w;
+  const ink = gray.threshold(Math.max(0, paper - 45), 255, cv.THRESH_BINARY_INV);
+  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (let i = 1; i < stats.rows; i++) {
+    if (stats.at(i, 4) < 8) continue; // specks of noise
+    x0 = Math.min(x0, stats.at(i, 0));
+    y0 = Math.min(y0, stats.at(i, 1));
+    x1 = Math.max(x1, stats.at(i, 0) + stats.at(i, 2));
+    y1 = Math.max(y1, stats.at(i, 1) + stats.at(i, 3));
+  }
+  if (x1 < 0) return undefined;
+  const pad = Math.round(0.25 * b.h);
+  const x = Math.max(0, b.x + x0 - pad);
+  const y = Math.max(0, b.y + y0 - pad);
+  return { x, y, w: Math.min(page.cols - x, x1 - x0 + 2 * pad), h: Math.min(page.rows - y, y1 - y0 + 2 * pad) };
+}
+
+/** Where a child writes the answer: right of the equals sign, about three characters wide. */
+function answerSlot(page: Mat, b: Box, equalsX: number | undefined): Box {
+  const x = Math.min(page.cols - 2, Math.round(equalsX !== undefined ? equalsX + 1 : b.x + b.w));
+  const y = Math.max(0, Math.round(b.y - 0.3 * b.h));
+  return { x, y, w: Math.max(2, Math.min(page.cols - x, Math.round(3.5 * b.h))), h: Math.max(2, Math.min(page.rows - y, Math.round(1.6 * b.h))) };
+}
+
+/**
+ * A ÷ whose dots the recogniser did not see reads as + or -. Where it read one, the ink there is
+ * looked at: a bar with a separate dot above and below it is a division sign.
+ */
+export function restoreDivisionSigns(page: Mat, line: OcrLine): OcrLine {
+  if (!line.chars.some((c) => c.text === '+' || c.text === '-')) return line;
+  let changed = false;
+  const chars = line.chars.map((c) => {
+    if ((c.text !== '+' && c.text !== '-') || !hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return c;
+    changed = true;
+    return { ...c, text: '÷' };
+  });
+  if (!changed) return line;
+  // The line's text is its characters (spaces between them are not characters of the model).
+  let text = '';
+  let k = 0;
+  for (const ch of line.text) {
+    if (chars[k] && ch === line.chars[k]?.text) text += (chars[k++] as { text: string }).text;
+    else text += ch;
+  }
+  return { ...line, text, chars };
+}
+
+function hasDotsAboveAndBelow(page: Mat, box: Box, x0: number, x1: number): boolean {
+  const h = box.h;
+  const cx = (x0 + x1) / 2;
+  const w = Math.max(6, Math.round(0.6 * h));
+  const x = Math.max(0, Math.round(cx - w / 2));
+  const y = Math.max(0, Math.round(box.y));
+  const cell = new cv.Rect(x, y, Math.min(w, page.cols - x), Math.min(Math.round(h), page.rows - y));
+  if (cell.width < 4 || cell.height < 6) return false;
+  const gray = page.getRegion(cell).bgrToGray();
+  const ink = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
+  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
+  const parts: { x: number; y: number; w: number; h: number; area: number }[] = [];
+  for (let i = 1; i < stats.rows; i++) {
+    parts.push({ x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) });
+  }
+  const bar = parts.filter((p) => p.w > p.h * 1.5 && p.w >= 0.3 * cell.width).sort((a, b) => b.area - a.area)[0];
+  if (!bar) return false;
+  const dot = (p: { x: number; w: number; h: number; area: number }): boolean => p !== bar && p.area >= 2 && p.h <= 0.35 * h && p.x + p.w > bar.x && p.x < bar.x + bar.w;
+  const above = parts.some((p) => dot(p) && p.y + p.h <= bar.y);
+  const below = parts.some((p) => dot(p) && p.y >= bar.y + bar.h);
+  return above && below;
 }
 
 /** A box on the flattened page → the axis-aligned box around it in the photo. */

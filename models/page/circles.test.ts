@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../runtime/paths.js';
+import { cv } from '../cv.js';
+import { eraseComparisonCircles, findComparisonCircles, readCircleSign } from './circles.js';
+import { preparePage } from './pipeline.js';
+
+/** White paper with a comparison circle holding `sign` at (100, 60), and a bold digit 0 at (220, 60). */
+function drawn(sign: '>' | '<' | '='): ReturnType<typeof cv.Mat.prototype.copy> {
+  const m = new cv.Mat(120, 320, cv.CV_8UC3, [255, 255, 255]);
+  const ink = new cv.Vec3(60, 60, 60);
+  m.drawCircle(new cv.Point2(100, 60), 18, ink, 2, cv.LINE_AA);
+  const p = (x: number, y: number) => new cv.Point2(x, y);
+  if (sign === '=') {
+    m.drawLine(p(92, 55), p(108, 55), new cv.Vec3(150, 60, 20), 2);
+    m.drawLine(p(92, 65), p(108, 65), new cv.Vec3(150, 60, 20), 2);
+  } else {
+    const [a, b] = sign === '>' ? [92, 108] : [108, 92];
+    m.drawLine(p(a, 52), p(b, 60), new cv.Vec3(150, 60, 20), 2);
+    m.drawLine(p(b, 60), p(a, 68), new cv.Vec3(150, 60, 20), 2);
+  }
+  m.drawEllipse(new cv.RotatedRect(p(220, 60), new cv.Size(22, 34), 0), new cv.Vec3(20, 20, 20), 5);
+  return m;
+}
+
+describe('comparison circles', () => {
+  it.each(['>', '<', '='] as const)('finds the ring (not the bold 0) and reads %s inside it', (sign) => {
+    const page = drawn(sign);
+    const circles = findComparisonCircles(page);
+    expect(circles).toHaveLength(1);
+    expect(circles[0]?.x).toBeCloseTo(100, -1);
+    expect(readCircleSign(page, circles[0] as (typeof circles)[number])).toBe(sign);
+  });
+
+  it('erasing paints the ring white and keeps the sign', () => {
+    const page = drawn('>');
+    const circles = findComparisonCircles(page);
+    const erased = eraseComparisonCircles(page, circles);
+    expect(findComparisonCircles(erased)).toHaveLength(0);
+    expect(readCircleSign(erased, circles[0] as (typeof circles)[number])).toBe('>'); // the sign is still there
+  });
+
+  it('on photographed pages: both circles of easy-1 hold "=", medium-33 holds "<" then ">"', async () => {
+    const read = async (name: string): Promise<string[]> => {
+      const r = await preparePage(readFileSync(path.join(projectRoot(), 'test', 'fixtures', 'homework', name)));
+      if (!r.page) throw new Error('quality gate refused a fixture');
+      const page = r.page;
+      return findComparisonCircles(page)
+        .sort((a, b) => a.y - b.y)
+        .map((c) => readCircleSign(page, c) ?? '?');
+    };
+    expect(await read('easy-1.jpg')).toEqual(['=', '=']);
+    expect(await read('medium-33.jpg')).toEqual(['<', '>']);
+  });
+});

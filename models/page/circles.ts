@@ -1,0 +1,119 @@
+import { cv, type Mat } from '../cv.js';
+import { requireImage } from './image.js';
+
+export interface Circle {
+  x: number;
+  y: number;
+  r: number;
+}
+
+/** Points sampled around a candidate circle. */
+const SAMPLES = 48;
+/** A comparison circle is a ring of ink: most points on it are dark… */
+const MIN_RING_INK = 0.7;
+/** …and the paper just outside it is light (a digit 0 or 8 fails one of the two). */
+const MAX_OUTSIDE_INK = 0.2;
+/** …and the ring is thin: the sign inside crosses a few sample points at most. */
+const MAX_THIN_INK = 0.3;
+
+function inkFraction(ink: Mat, c: Circle, radius: number): number {
+  let dark = 0;
+  let seen = 0;
+  for (let i = 0; i < SAMPLES; i++) {
+    const a = (2 * Math.PI * i) / SAMPLES;
+    const x = Math.round(c.x + radius * Math.cos(a));
+    const y = Math.round(c.y + radius * Math.sin(a));
+    if (x < 0 || y < 0 || x >= ink.cols || y >= ink.rows) continue;
+    seen++;
+    if (ink.at(y, x) > 0) dark++;
+  }
+  return seen === 0 ? 0 : dark / seen;
+}
+
+/**
+ * The printed circles of comparison drills (45 ○ 54, the child writes > < = inside). OCR drops
+ * the circle and often the sign with it; found here by a Hough transform and kept only when
+ * they are a real ring (ink all around the circumference, paper just outside), so the digits
+ * 0, 6, 8 and 9 are not taken for circles. Radius range in pixels of the flattened page.
+ */
+export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[] {
+  requireImage(page, 'findComparisonCircles');
+  const gray = page.channels === 1 ? page : page.bgrToGray();
+  const ink = gray.adaptiveThreshold(255, cv.ADAPTIVE_THRESH_MEAN_C, cv.THRESH_BINARY_INV, 25, 7);
+  const candidates = gray.gaussianBlur(new cv.Size(3, 3), 0).houghCircles(cv.HOUGH_GRADIENT, 1, 2 * minR, 100, 14, minR, maxR);
+  const found: Circle[] = [];
+  for (const v of candidates) {
+    const c = { x: v.x, y: v.y, r: v.z };
+    // The ring may sit a pixel or two off the fitted radius.
+    const ring = Math.max(...[-3, -2, -1, 0, 1, 2, 3].map((d) => inkFraction(ink, c, c.r + d)));
+    const outside = inkFraction(ink, c, c.r * 1.45 + 2);
+    // A thin ring: just inside and just outside it is (mostly) paper; a bold digit's stroke is not.
+    const thin = Math.max(inkFraction(ink, c, c.r * 0.75), inkFraction(ink, c, c.r * 1.25 + 1));
+    if (ring >= MIN_RING_INK && outside <= MAX_OUTSIDE_INK && thin <= MAX_THIN_INK) found.push(c);
+  }
+  return found;
+}
+
+/**
+ * Paints the comparison circles over with paper, leaving the sign written inside them: the
+ * recogniser then reads "45 > 54", which the grader understands as a comparison.
+ */
+export function eraseComparisonCircles(page: Mat, circles: Circle[]): Mat {
+  if (circles.length === 0) return page;
+  const out = page.copy();
+  const paper = new cv.Vec3(255, 255, 255);
+  for (const c of circles) {
+    const thickness = Math.max(3, Math.round(c.r * 0.3));
+    out.drawCircle(new cv.Point2(c.x, c.y), Math.round(c.r), paper, thickness, cv.LINE_8);
+  }
+  return out;
+}
+
+/**
+ * The sign a child wrote inside a comparison circle, from its shape: "=" is two bars one above
+ * the other; ">" has its point (its rightmost ink) in the middle rows and its arms to the left,
+ * "<" the other way round. Undefined when the shape says neither clearly.
+ */
+export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | undefined {
+  const half = Math.round(c.r * 0.68);
+  const x = Math.max(0, Math.round(c.x - half));
+  const y = Math.max(0, Math.round(c.y - half));
+  const w = Math.min(2 * half, page.cols - x);
+  const h = Math.min(2 * half, page.rows - y);
+  if (w < 6 || h < 6) return undefined;
+  const gray = (page.channels === 1 ? page : page.bgrToGray()).getRegion(new cv.Rect(x, y, w, h));
+  const ink = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
+  // Only the disc inside the ring: the square's corners would reach the ring itself.
+  const t = Math.round(c.r);
+  ink.drawCircle(new cv.Point2(c.x - x, c.y - y), Math.round(c.r * 0.72) + Math.ceil(t / 2), new cv.Vec3(0, 0, 0), t);
+  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
+  const parts: { x: number; y: number; w: number; h: number; area: number }[] = [];
+  for (let i = 1; i < stats.rows; i++) {
+    const p = { x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) };
+    if (p.area >= 4) parts.push(p);
+  }
+  const bars = parts.filter((p) => p.w >= 2 * p.h && p.w >= 0.3 * w);
+  if (parts.length === 2 && bars.length === 2) return '=';
+  const main = [...parts].sort((a, b) => b.area - a.area)[0];
+  if (!main || main.h < 0.3 * h) return undefined;
+  // Mean x of the ink in the top, middle and bottom thirds of the sign.
+  const third = (k: number): number | undefined => {
+    let sum = 0;
+    let n = 0;
+    for (let yy = main.y + Math.floor((k * main.h) / 3); yy < main.y + Math.floor(((k + 1) * main.h) / 3); yy++) {
+      for (let xx = main.x; xx < main.x + main.w; xx++) {
+        if (ink.at(yy, xx) > 0) {
+          sum += xx;
+          n++;
+        }
+      }
+    }
+    return n ? sum / n : undefined;
+  };
+  const [top, mid, bottom] = [third(0), third(1), third(2)];
+  if (top === undefined || mid === undefined || bottom === undefined) return undefined;
+  const lean = mid - (top + bottom) / 2;
+  if (lean > 0.15 * main.w) return '>';
+  if (lean < -0.15 * main.w) return '<';
+  return undefined;
+}

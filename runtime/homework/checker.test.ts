@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { OcrLine } from '../../models/ocr/index.js';
+import { joinFragments, lineRole, pageItems, withCircleSigns } from './checker.js';
+
+/** An OCR line with evenly spaced characters from x, 20 px each. */
+function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
+  const chars = [...text].map((t, i) => ({ text: t, confidence, x0: x + 20 * i, x1: x + 20 * i + 20 }));
+  return { text, confidence, minCharConfidence: confidence, box: { x, y, w: 20 * chars.length, h: 30 }, quad: [], chars, rotated180: false } as OcrLine;
+}
+
+describe('page items from OCR lines', () => {
+  it.each([
+    ['口算练习 第3课', 'header'],
+    ['姓名：李思雨', 'header'],
+    ['二、看拼音，写词语。', 'header'],
+    ['— 53 —', 'header'],
+    ['23+45=68', 'arithmetic'],
+    ['45○54', 'arithmetic'],
+    ['91>75', 'arithmetic'],
+    ['答：60只', 'answer'],
+    ['树上有38只小鸟，又飞来22只，现在一共有几只？', 'question'],
+    ['kaixin', 'other'],
+  ])('%s is %s', (text, role) => expect(lineRole(text)).toBe(role));
+
+  it('a problem cut from its answer by the detector is joined again; separate problems are not', () => {
+    const joined = joinFragments([line('23+45=', 100, 50), line('68', 240, 52), line('7×8=56', 600, 50)]);
+    expect(joined.map((l) => l.text)).toEqual(['23+45=68', '7×8=56']);
+  });
+
+  it('a question keeps the answer lines under it, and headings end it', () => {
+    const items = pageItems([line('三、解决问题。', 50, 10), line('树上有38只小鸟，又飞来22只，一共有几只？', 50, 50), line('答：60只', 50, 90), line('四、口算。', 50, 130), line('7×8=56', 50, 170)]);
+    expect(items.map((i) => [i.text, i.answer, i.arithmetic])).toEqual([
+      ['树上有38只小鸟，又飞来22只，一共有几只？', '60只', false],
+      ['7×8=56', undefined, true],
+    ]);
+  });
+});
+
+describe('comparison signs read from their circles', () => {
+  it('puts the sign at the circle, leaves a line whose sign was read alone, and makes an unread sign unsure', () => {
+    const [withSign, already, unread] = withCircleSigns(
+      [line('4524', 100, 50), line('91>75', 100, 150), line('3×4', 100, 250)],
+      [
+        { x: 140, y: 65, r: 15, sign: '<' },
+        { x: 150, y: 165, r: 15, sign: '>' },
+        { x: 170, y: 265, r: 15, sign: undefined },
+      ],
+    );
+    expect(withSign?.text).toBe('45<24');
+    expect(already?.text).toBe('91>75');
+    expect(unread?.text).toBe('3×4○');
+    expect(unread?.minCharConfidence).toBeLessThan(0.5);
+  });
+});
