@@ -5,7 +5,7 @@ import { joinFragments, lineRole, pageItems, withCircleSigns } from './checker.j
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
   const chars = [...text].map((t, i) => ({ text: t, confidence, x0: x + 20 * i, x1: x + 20 * i + 20 }));
-  return { text, confidence, minCharConfidence: confidence, box: { x, y, w: 20 * chars.length, h: 30 }, quad: [], chars, rotated180: false } as OcrLine;
+  return { text, confidence, minCharConfidence: confidence, box: { x, y, w: 20 * chars.length, h: 30 }, quad: [], chars, rotated180: false, detScore: 1 };
 }
 
 describe('page items from OCR lines', () => {
