@@ -1,12 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../runtime/paths.js';
 import { tempDir } from './helpers/app.js';
 import { launchChromium } from './helpers/browser.js';
 import { type LampProcess, startLampProcess } from './helpers/lamp-process.js';
 
-const PNG_1x1 = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000'
-  + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
 
 let lamp: LampProcess;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -81,15 +80,18 @@ describe('simulator page in a real browser', () => {
     await expect.poll(() => page.locator('#projector .subtitle').textContent()).toContain('下次复习');
   });
 
-  it('an image uploaded on the page stands for the camera and gets a reply', async () => {
-    const file = path.join(tempDir(), 'page.png');
-    writeFileSync(file, PNG_1x1);
+  it('a homework photo uploaded on the page gets the spoken summary and a mark on every problem', async () => {
+    const file = path.join(projectRoot(), 'test', 'fixtures', 'homework', 'easy-1.jpg');
+    const truth = JSON.parse(readFileSync(file.replace(/\.jpg$/, '.json'), 'utf8')) as { items: unknown[] };
     const page = await browser.newPage();
     await page.goto(lamp.url + '/');
     await page.locator('#status[data-state="open"]').waitFor();
     await page.setInputFiles('#image', file);
     await page.click('#camera button[type=submit]');
-    await expect.poll(() => page.locator('#log li.lamp').count()).toBeGreaterThan(0);
-    expect(await page.locator('#log li.lamp').last().textContent()).toContain('本子');
+    await expect.poll(() => page.locator('#log li.lamp').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await page.locator('#log li.lamp').last().textContent()).toMatch(/^\d+ 道题/);
+    await expect.poll(() => page.locator('[data-testid="hw-item"]').count(), { timeout: 5000 }).toBe(truth.items.length);
+    const lines = await page.locator('[data-testid="hw-item"]').allTextContents();
+    expect(lines.filter((t) => !/[✓✗?]$/.test(t))).toEqual([]);
   });
 });

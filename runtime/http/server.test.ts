@@ -56,7 +56,7 @@ describe('http server', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { status: string; components: Record<string, { state: string }> };
     expect(body.status).toBe('ok');
-    expect(Object.keys(body.components).sort()).toEqual(['driver:camera', 'driver:microphone', 'driver:projector', 'driver:servo', 'driver:speaker', 'http', 'pipeline', 'storage']);
+    expect(Object.keys(body.components).sort()).toEqual(['driver:button', 'driver:camera', 'driver:microphone', 'driver:projector', 'driver:servo', 'driver:speaker', 'homework', 'http', 'pipeline', 'storage']);
     expect(Object.values(body.components).every((c) => c.state === 'running')).toBe(true);
   });
 
