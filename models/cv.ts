@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import type * as OpenCV from '@u4/opencv4nodejs';
 
 /**
@@ -13,6 +14,11 @@ let loaded: Cv | undefined;
 
 function load(): Cv {
   if (!loaded) {
+    // The binding's native objects and V8's incremental marking do not get along on Node 20: under
+    // load the process aborts in the collector ("Check failed: marking_done_"), in sync and async
+    // calls alike (seen in bench:homework after ~20 pages). Full, non-incremental collections avoid
+    // it; the pauses stay a few milliseconds at the lamp's heap size.
+    v8.setFlagsFromString('--no-incremental-marking');
     (require('@u4/opencv-build') as { Log: { silence: boolean } }).Log.silence = true;
     loaded = require('@u4/opencv4nodejs') as Cv;
   }

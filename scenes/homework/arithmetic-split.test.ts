@@ -58,6 +58,6 @@ describe('splitProblems', () => {
     const [a, b, c] = splitProblems('23+45=68 7x8=56 30+( )=50');
     expect(gradeProblem({ text: a as string, confidence: 0.95 }).verdict).toBe('correct');
     expect(gradeProblem({ text: b as string, confidence: 0.95 })).toMatchObject({ verdict: 'correct', confidence: 0.9 });
-    expect(gradeProblem({ text: c as string, confidence: 0.95 })).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
+    expect(gradeProblem({ text: c as string, confidence: 0.95 })).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' }) // an empty bracket is never called blank;
   });
 });

@@ -76,9 +76,9 @@ describe('gradeProblem: fill-in blanks in every position', () => {
     ['3+(4)×2=11', 'correct', '4', undefined, 'fill_blank'],
     ['50=(20)+30', 'correct', '20', undefined, 'fill_blank'],
     ['1/5+(2/5)=3/5', 'correct', '2/5', undefined, 'fill_blank'],
-    ['30+□=50', 'incorrect', '20', 'blank', 'fill_blank'],
-    ['30+( )=50', 'incorrect', '20', 'blank', 'fill_blank'],
-    ['30+____=50', 'incorrect', '20', 'blank', 'fill_blank'],
+    ['30+□=50', 'uncertain', '20', 'blank_maybe_unread', 'fill_blank'],
+    ['30+( )=50', 'uncertain', '20', 'blank_maybe_unread', 'fill_blank'],
+    ['30+____=50', 'uncertain', '20', 'blank_maybe_unread', 'fill_blank'],
     // OCR dropped the closing bracket; only one place for it.
     ['30+(20=50', 'correct', '20', undefined, 'fill_blank'],
   ])('%s → %s', (...row) => check(row));
@@ -86,7 +86,7 @@ describe('gradeProblem: fill-in blanks in every position', () => {
   it('shows the question with the blank as () and the answer inside it', () => {
     expect(grade('30+（20）=50')).toMatchObject({ question: '30+()=50', student_answer: '20', correct_answer: '20' });
     expect(grade('(30)+20=50')).toMatchObject({ question: '()+20=50', student_answer: '30' });
-    expect(grade('30+20=( )')).toMatchObject({ question: '30+20=()', student_answer: '', verdict: 'incorrect', reason: 'blank' });
+    expect(grade('30+20=( )')).toMatchObject({ question: '30+20=()', student_answer: '', verdict: 'uncertain', reason: 'blank_maybe_unread' });
   });
 });
 

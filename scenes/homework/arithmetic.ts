@@ -15,8 +15,8 @@ import type { Rational } from './rational.js';
  * 2. OCR confidence below `minConfidence`, or its weakest character below `minCharConfidence`
  *    → uncertain ('low_confidence', 'low_char_confidence').
  * 3. Nothing written → incorrect with reason 'blank' when the reading is very confident
- *    (`blankMinConfidence`) and no look-alike was guessed where the answer goes; otherwise
- *    uncertain 'blank_maybe_unread'.
+ *    (`blankMinConfidence`), no look-alike was guessed where the answer goes and it is not an
+ *    empty fill-in bracket (OCR moves a bracket's content); otherwise uncertain 'blank_maybe_unread'.
  * 4. The answer in another unit than the question's → uncertain 'unit_conversion'.
  * 5. The answer equals the exact value → correct. Equivalent forms count: 0.50 = 0.5,
  *    2/4 = 1/2 (grade 3 adds fractions with the same denominator and does not reduce them;
@@ -164,7 +164,9 @@ export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeR
   if (input.confidence < minConfidence) return result('uncertain', 'low_confidence');
   if (input.minCharConfidence !== undefined && input.minCharConfidence < minChar) return result('uncertain', 'low_char_confidence');
   if (p.studentAnswer === '') {
-    const sure = input.confidence >= blankMin && p.guesses.answer.length === 0;
+    // An empty bracket is often the recogniser moving its content elsewhere ("( 9 )×2=18" read as
+    // "()×2=189"): never called blank.
+    const sure = input.confidence >= blankMin && p.guesses.answer.length === 0 && p.kind !== 'fill_blank';
     return sure ? result('incorrect', 'blank') : result('uncertain', 'blank_maybe_unread');
   }
   if (p.unitMismatch) return result('uncertain', 'unit_conversion');
