@@ -346,13 +346,19 @@ function hasDotsAboveAndBelow(page: Mat, box: Box, x0: number, x1: number): bool
   const cell = new cv.Rect(x, y, Math.min(w, page.cols - x), Math.min(Math.round(h), page.rows - y));
   if (cell.width < 4 || cell.height < 6) return false;
   const gray = page.getRegion(cell).bgrToGray();
-  const ink = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
+  // Blur fills the narrow gaps between a ÷'s dots and its bar at the usual (Otsu) threshold, so
+  // a few darker cut-offs are tried too: at some level the three parts separate.
+  const darkest = gray.minMaxLoc().minVal;
+  return [0.3, 0.4, 0.5].some((f) => dotsAboveAndBelow(gray.threshold(darkest + f * (255 - darkest), 255, cv.THRESH_BINARY_INV), h));
+}
+
+function dotsAboveAndBelow(ink: Mat, h: number): boolean {
   const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
   const parts: { x: number; y: number; w: number; h: number; area: number }[] = [];
   for (let i = 1; i < stats.rows; i++) {
     parts.push({ x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) });
   }
-  const bar = parts.filter((p) => p.w > p.h * 1.5 && p.w >= 0.3 * cell.width).sort((a, b) => b.area - a.area)[0];
+  const bar = parts.filter((p) => p.w > p.h * 1.5 && p.w >= 0.3 * ink.cols).sort((a, b) => b.area - a.area)[0];
   if (!bar) return false;
   const dot = (p: { x: number; w: number; h: number; area: number }): boolean => p !== bar && p.area >= 2 && p.h <= 0.35 * h && p.x + p.w > bar.x && p.x < bar.x + bar.w;
   const above = parts.some((p) => dot(p) && p.y + p.h <= bar.y);

@@ -299,3 +299,12 @@ describe('marks OCR loses', () => {
     expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
   });
 });
+
+describe('a remainder means division', () => {
+  it('43+6=7……1 is 43÷6 with its dots lost: right, with a look-alike guessed', () => {
+    expect(gradeProblem({ text: '43+6=7……1', confidence: 0.97 })).toMatchObject({ question: '43÷6=', student_answer: '7……1', verdict: 'correct', confidence: 0.92 });
+  });
+  it('a wrong remainder read that way is only uncertain', () => {
+    expect(gradeProblem({ text: '28+3=8……2', confidence: 0.97 })).toMatchObject({ verdict: 'uncertain', reason: 'look_alike_in_question' });
+  });
+});

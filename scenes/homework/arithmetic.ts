@@ -1,5 +1,6 @@
 import { type Gradable, correctAnswer, matchAnswer, withoutUnit } from './arithmetic-answer.js';
 import { type Analysis, type ProblemKind, analyseNormalised, analyseProblem } from './arithmetic-parse.js';
+import { normaliseMath } from './normalise.js';
 import type { Rational } from './rational.js';
 
 /**
@@ -136,15 +137,34 @@ function decimalPointMaybeLost(p: Gradable): boolean {
   return right !== null && right.includes('.') && !written.includes('.') && written === right.replace('.', '').replace(/^0+(?=\d)/, '');
 }
 
+/**
+ * Only a division has a remainder: "43+6=7……1" is 43÷6 with its dots lost. The one + or - of
+ * such a problem is read as ÷, and counted as a guessed look-alike.
+ */
+function divisionFromRemainder(text: string): string | undefined {
+  const t = normaliseMath(text);
+  const m = /^(\d+)([+-])(\d+)=(\d+……\d+)$/.exec(t);
+  return m ? `${m[1]}÷${m[3]}=${m[4]}` : undefined;
+}
+
 /** Grades one problem's OCR text. See the module comment for the rules. */
 export function gradeProblem(input: GradeInput, opts: GradeOptions = {}): GradeResult {
+  const division = divisionFromRemainder(input.text);
+  if (division) {
+    const r = gradeText({ ...input, confidence: Math.max(0, input.confidence - LOOKALIKE_PENALTY) }, division, opts);
+    return r.verdict === 'incorrect' ? { ...r, verdict: 'uncertain', reason: 'look_alike_in_question' } : r;
+  }
+  return gradeText(input, input.text, opts);
+}
+
+function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeResult {
   const minConfidence = opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
   const minChar = opts.minCharConfidence ?? DEFAULT_MIN_CHAR_CONFIDENCE;
   const blankMin = Math.max(opts.blankMinConfidence ?? DEFAULT_BLANK_MIN_CONFIDENCE, minConfidence);
-  const a = analyseProblem(input.text);
+  const a = analyseProblem(text);
   const p = a.problem;
   if (p.kind === 'not_arithmetic') {
-    return { question: input.text.trim(), student_answer: '', correct_answer: null, verdict: 'uncertain', confidence: round3(input.confidence), reason: 'not_arithmetic', kind: p.kind };
+    return { question: text.trim(), student_answer: '', correct_answer: null, verdict: 'uncertain', confidence: round3(input.confidence), reason: 'not_arithmetic', kind: p.kind };
   }
   if (p.kind === 'ambiguous') {
     return { question: a.normalised.text, student_answer: '', correct_answer: null, verdict: 'uncertain', confidence: round3(input.confidence), reason: p.reason, kind: p.kind };
