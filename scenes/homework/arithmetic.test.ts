@@ -192,8 +192,10 @@ describe('gradeProblem: look-alikes', () => {
 });
 
 describe('gradeProblem: confidence and blanks', () => {
-  it('low OCR confidence is uncertain, right or wrong', () => {
-    expect(grade('23+45=68', 0.6)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence', correct_answer: '68' });
+  it('low OCR confidence is never wrong; it confirms a right answer only down to a floor', () => {
+    expect(grade('23+45=68', 0.59)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence', correct_answer: '68' });
+    expect(grade('23+45=68', 0.6)).toMatchObject({ verdict: 'correct', reason: 'low_confidence' });
+    expect(grade('23+45=68', 0.95, 0.29)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
     expect(grade('23+45=67', 0.79)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
     expect(grade('23+45=67', 0.8)).toMatchObject({ verdict: 'incorrect', reason: 'wrong_answer' });
   });

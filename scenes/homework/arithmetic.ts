@@ -14,7 +14,9 @@ import type { Rational } from './rational.js';
  *    without an operand, brackets that cannot be put back, division by zero, a negative
  *    result, no single answer) → uncertain, the reason says which.
  * 2. OCR confidence below `minConfidence`, or its weakest character below `minCharConfidence`
- *    → uncertain ('low_confidence', 'low_char_confidence').
+ *    → uncertain ('low_confidence', 'low_char_confidence') — unless the reading, down to
+ *    `CORRECT_FLOOR`/`CORRECT_CHAR_FLOOR` and with no look-alike guessed in the answer, is
+ *    exactly the right answer: then correct (the reason still says the reading was shaky).
  * 3. Nothing written → incorrect with reason 'blank' when the reading is very confident
  *    (`blankMinConfidence`), no look-alike was guessed where the answer goes and it is not an
  *    empty fill-in bracket (OCR moves a bracket's content); otherwise uncertain 'blank_maybe_unread'.
@@ -74,6 +76,9 @@ export interface GradeResult {
 export const DEFAULT_MIN_CONFIDENCE = 0.8;
 export const DEFAULT_MIN_CHAR_CONFIDENCE = 0.5;
 export const DEFAULT_BLANK_MIN_CONFIDENCE = 0.9;
+/** Below the minimums a reading may still confirm a right answer, down to these floors. */
+export const CORRECT_FLOOR = 0.6;
+export const CORRECT_CHAR_FLOOR = 0.3;
 /** Confidence taken off for each look-alike the normaliser had to guess. */
 export const LOOKALIKE_PENALTY = 0.05;
 
@@ -181,8 +186,14 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
     kind: p.kind,
   });
 
-  if (input.confidence < minConfidence) return result('uncertain', 'low_confidence');
-  if (input.minCharConfidence !== undefined && input.minCharConfidence < minChar) return result('uncertain', 'low_char_confidence');
+  const unsure = input.confidence < minConfidence ? 'low_confidence' : input.minCharConfidence !== undefined && input.minCharConfidence < minChar ? 'low_char_confidence' : undefined;
+  if (unsure) {
+    // A shaky reading that lands exactly on the right answer is far more likely the child's
+    // right answer than a misreading; one that does not is never called wrong.
+    const floorsMet = input.confidence >= CORRECT_FLOOR && (input.minCharConfidence ?? 1) >= CORRECT_CHAR_FLOOR;
+    const right = floorsMet && p.studentAnswer !== '' && !p.unitMismatch && p.guesses.answer.length === 0 && matchAnswer(p, opts).ok;
+    return right ? result('correct', unsure) : result('uncertain', unsure);
+  }
   if (p.studentAnswer === '') {
     // An empty bracket is often the recogniser moving its content elsewhere ("( 9 )×2=18" read as
     // "()×2=189"): never called blank.
