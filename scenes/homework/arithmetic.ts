@@ -118,10 +118,9 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions):
 
 /**
  * Operators the recogniser mistakes for each other on photographed pages even when it is sure
- * (measured on the synthetic pages: ÷ whose dots blur away reads as + or -, a small × as +,
- * and + loses its vertical stroke to blur).
+ * (measured on the synthetic pages: ÷ whose dots blur away reads as + or -, a small × as +).
  */
-const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×', '-'], '-': ['÷', '+'], '×': ['+'], '÷': ['+', '-'] };
+const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷'], '×': ['+'], '÷': ['+', '-'] };
 
 /** Whether reading one printed operator as its look-alike makes the child's answer right. */
 function rightIfOperatorMisread(a: Analysis, opts: GradeOptions): boolean {
