@@ -52,3 +52,14 @@ describe('comparison signs read from their circles', () => {
     expect(unread?.minCharConfidence).toBeLessThan(0.5);
   });
 });
+
+describe('a comparison whose circle was lost entirely', () => {
+  it('two numbers far apart become an unread comparison; an ordinary number does not', () => {
+    const gapped = line('9175', 100, 50);
+    gapped.chars[2] = { ...(gapped.chars[2] as OcrLine['chars'][number]), x0: 190, x1: 210 };
+    gapped.chars[3] = { ...(gapped.chars[3] as OcrLine['chars'][number]), x0: 210, x1: 230 };
+    const items = pageItems([gapped, line('2024', 100, 150)]);
+    expect(items.map((i) => i.text)).toEqual(['91○75']);
+    expect(items[0]?.minCharConfidence).toBeLessThan(0.5);
+  });
+});

@@ -129,6 +129,26 @@ export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'qu
   return 'other';
 }
 
+/**
+ * "91   75" with nothing between: a comparison whose circle and sign were both lost. It becomes
+ * "91○75" with an unread sign, so the problem still gets its mark (uncertain) instead of vanishing.
+ */
+export function lostComparison(line: OcrLine): OcrLine | undefined {
+  const chars = line.chars.filter((c) => c.text.trim() !== '');
+  if (chars.length < 2 || !chars.every((c) => /[\d+\-×÷()]/.test(c.text)) || /[=<>○]/.test(line.text)) return undefined;
+  let gapAt = -1;
+  let widest = 0.8 * line.box.h;
+  for (let i = 1; i < chars.length; i++) {
+    const gap = (chars[i] as { x0: number }).x0 - (chars[i - 1] as { x1: number }).x1;
+    if (gap > widest) [gapAt, widest] = [i, gap];
+  }
+  if (gapAt < 0) return undefined;
+  const left = chars.slice(0, gapAt).map((c) => c.text).join('');
+  const right = chars.slice(gapAt).map((c) => c.text).join('');
+  if (!/\d$/.test(left) || !/^\d/.test(right)) return undefined;
+  return { ...line, text: `${left}○${right}`, minCharConfidence: Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) };
+}
+
 export interface PageItem {
   text: string;
   equalsX?: number;
@@ -144,7 +164,8 @@ export interface PageItem {
 export function pageItems(lines: OcrLine[]): PageItem[] {
   const items: PageItem[] = [];
   let question: PageItem | undefined;
-  for (const line of joinFragments(lines)) {
+  for (const raw of joinFragments(lines)) {
+    const line = lostComparison(raw) ?? raw;
     const role = lineRole(line.text);
     if (role === 'header') {
       question = undefined;
