@@ -57,11 +57,9 @@ describe('voice, end to end on the simulator drivers with the real VAD and espea
     await new Promise((r) => setTimeout(r, 300));
     expect(app.pipeline().turns).toBe(1);
 
-    // The button stops playback at once and listens.
-    const pressedAt = performance.now();
+    // The button stops playback at once (within the press itself) and listens.
     button.press();
-    await until('playback to stop', () => !speaker.playing, 1000);
-    expect(performance.now() - pressedAt).toBeLessThan(200);
+    expect(speaker.playing).toBe(false);
     expect(speaker.played[speaker.played.length - 1]?.stopped).toBe(true);
     expect(loop?.state).toBe('listening');
     await mic.playWav(chatter, { realtime: false });
