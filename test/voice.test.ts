@@ -60,6 +60,7 @@ describe('voice, end to end on the simulator drivers with the real VAD and espea
     // The button stops playback at once (within the press itself) and listens.
     button.press();
     expect(speaker.playing).toBe(false);
+    await new Promise((r) => setImmediate(r)); // the clip's record is updated once play() resolves
     expect(speaker.played[speaker.played.length - 1]?.stopped).toBe(true);
     expect(loop?.state).toBe('listening');
     await mic.playWav(chatter, { realtime: false });
