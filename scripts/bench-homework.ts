@@ -110,4 +110,4 @@ for (const [level, t] of [...tallies, ['all', all] as const]) {
     `| ${level} | ${ms(median(tm.map((x) => x.total)))} (${ms(pct(tm.map((x) => x.total), 90))}) | ${ms(median(tm.map((x) => x.preprocess)))} | ${ms(median(tm.map((x) => x.ocr)))} | ${ms(median(tm.map((x) => x.grade)))} | ${t.items} | ${f1((100 * t.right) / t.items)} % | ${f1((100 * t.uncertain) / t.items)} % | ${f1((100 * t.missed) / t.items)} % | ${f1((100 * t.falseAlarms) / t.correctAnswers)} % (${t.falseAlarms}/${t.correctAnswers}) | ${f1((100 * t.caught) / t.wrongAnswers)} % |`,
   );
 }
-if (mistakes.length) console.log(`\n${values.verbose ? 'verdicts that differ' : 'marked wrong by the lamp but not wrong'}:\n${mistakes.slice(0, 60).join('\n')}`);
+if (mistakes.length) console.log(`\n${values.verbose ? 'verdicts that differ' : 'marked wrong by the lamp but not wrong'}:\n${(values.verbose ? mistakes : mistakes.slice(0, 60)).join('\n')}`);

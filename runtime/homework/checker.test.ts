@@ -51,6 +51,13 @@ describe('comparison signs read from their circles', () => {
     expect(unread?.text).toBe('3×4○');
     expect(unread?.minCharConfidence).toBeLessThan(0.5);
   });
+
+  it('an = the recogniser read inside a circle is the answer of a comparison, not a sum', () => {
+    const [eq, sum] = withCircleSigns([line('42=24', 100, 50), line('4+2=6', 100, 150)], [{ x: 150, y: 65, r: 15, sign: undefined }]);
+    expect(eq?.text).toBe('42○=24');
+    expect(eq?.minCharConfidence).toBeCloseTo(0.97);
+    expect(sum?.text).toBe('4+2=6');
+  });
 });
 
 describe('a comparison whose circle was lost entirely', () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, preparePage, readCircleSign } from '../../models/page/index.js';
-import { gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, isBareBar, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
+import { type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 
@@ -32,6 +32,16 @@ interface Piece {
   box: Box;
   /** Right edge of the piece's last equals sign, where the answer begins. */
   equalsX?: number;
+  /** What the ink says about its operators, by position among the piece's non-space characters. */
+  ink?: InkNote[];
+}
+
+/** The ink confirms the operator read at `at`, or supports reading it as `alt` too. */
+interface InkNote { at: number; read: string; sure?: true; alt?: string }
+
+function inkNotesOf(chars: Char[]): InkNote[] | undefined {
+  const notes = chars.flatMap((c, at): InkNote[] => (c.sure || c.alt ? [{ at, read: c.text, ...(c.sure ? { sure: true as const } : {}), ...(c.alt ? { alt: c.alt } : {}) }] : []));
+  return notes.length ? notes : undefined;
 }
 
 function equalsEnd(chars: OcrLine['chars']): number | undefined {
@@ -84,8 +94,8 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
 /** Splits a line holding several problems of a drill row and gives each its own box from the character positions. */
 export function piecesOf(line: OcrLine): Piece[] {
   const parts = splitProblems(line.text);
-  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars) }];
-  const chars = line.chars.filter((c) => c.text.trim() !== '');
+  const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
+  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars) }];
   const pieces: Piece[] = [];
   let at = 0;
   for (const part of parts) {
@@ -101,6 +111,7 @@ export function piecesOf(line: OcrLine): Piece[] {
       minCharConfidence: Math.min(...mine.map((c) => c.confidence)),
       box: { x: Math.max(line.box.x, x0), y: line.box.y, w: Math.max(1, Math.min(line.box.x + line.box.w, x1) - Math.max(line.box.x, x0)), h: line.box.h },
       equalsX: equalsEnd(mine),
+      ink: inkNotesOf(mine),
     });
   }
   return pieces;
@@ -149,14 +160,9 @@ export function lostComparison(line: OcrLine): OcrLine | undefined {
   return { ...line, text: `${left}○${right}`, minCharConfidence: Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) };
 }
 
-export interface PageItem {
-  text: string;
-  equalsX?: number;
+export interface PageItem extends Piece {
   /** For a cloud question: the child's answer lines under it. */
   answer?: string;
-  confidence: number;
-  minCharConfidence: number;
-  box: Box;
   arithmetic: boolean;
 }
 
@@ -215,7 +221,7 @@ export class HomeworkChecker {
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    const pieces = pageItems(lines.map((l) => restoreDivisionSigns(page, l)));
+    const pieces = pageItems(lines.map((l) => readSignsFromInk(page, l)));
     await this.readMissingAnswers(page, pieces);
     for (const piece of pieces) {
       const index = items.length + 1;
@@ -226,7 +232,7 @@ export class HomeworkChecker {
         items.push({ index, question: piece.text, student_answer: piece.answer ?? '', correct_answer: null, verdict: 'uncertain', confidence, bbox, kind: 'not_arithmetic', reason: 'not_arithmetic', judged_by: 'lamp' });
         continue;
       }
-      const g = gradeProblem({ text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence }, { minConfidence: this.opts.minConfidence });
+      const g = this.grade(piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
     const crops = new Map<number, Buffer>();
@@ -245,6 +251,27 @@ export class HomeworkChecker {
   }
 
   /**
+   * Grades a problem with what the ink says about its operators. An operator whose ink is
+   * unmistakable (a ÷ with both dots, a bare -) is not taken for its look-alike. When the answer
+   * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
+   * + has no crossing, the ink decides: correct. Only a right answer is ever concluded this way.
+   */
+  private grade(piece: PageItem): GradeResult {
+    const notes = (piece.ink ?? []).map((n) => ({ ...n, index: rawIndex(piece.text, n.at, n.read) }));
+    const inkConfirmed = new Set(notes.flatMap((n) => (n.sure && n.index !== undefined ? [n.index] : [])));
+    const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed };
+    const opts = { minConfidence: this.opts.minConfidence };
+    const g = gradeProblem(input, opts);
+    if (g.verdict !== 'uncertain' || g.reason !== 'operator_may_be_misread') return g;
+    for (const n of notes) {
+      if (!n.alt || n.index === undefined) continue;
+      const other = gradeProblem({ ...input, text: piece.text.slice(0, n.index) + n.alt + piece.text.slice(n.index + n.read.length) }, opts);
+      if (other.verdict === 'correct') return { ...other, reason: 'sign_read_from_ink' };
+    }
+    return g;
+  }
+
+  /**
    * The detector misses short answers written apart from the problem ("18-14=  4"): for a
    * problem that ends at its equals sign, the slot to its right is read on its own, and what is
    * found there becomes the answer. A slot with nothing readable stays blank.
@@ -254,7 +281,7 @@ export class HomeworkChecker {
     if (open.length === 0) return;
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
     // of paper is what the recogniser misses.
-    const inked = open.map((p) => ({ p, slot: inkBox(page, answerSlot(page, p.box, p.equalsX)) })).filter((x): x is { p: PageItem; slot: Box } => x.slot !== undefined);
+    const inked = open.map((p) => ({ p, slot: inkBox(page, answerSlot(page, p.box, p.equalsX), p.box.h) })).filter((x): x is { p: PageItem; slot: Box } => x.slot !== undefined);
     if (inked.length === 0) return;
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
     inked.forEach(({ p, slot }, i) => {
@@ -277,6 +304,16 @@ export class HomeworkChecker {
   }
 }
 
+/** Where in `text` its at-th non-space character is, if that character is still `read`. */
+function rawIndex(text: string, at: number, read: string): number | undefined {
+  let k = 0;
+  for (let i = 0; i < text.length; i++) {
+    if ((text[i] as string).trim() === '') continue;
+    if (k++ === at) return text.startsWith(read, i) ? i : undefined;
+  }
+  return undefined;
+}
+
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 const UNREAD_SIGN_CONFIDENCE = 0.2;
 
@@ -289,23 +326,31 @@ export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: str
     const mine = circles.filter((c) => c.y >= line.box.y && c.y <= line.box.y + line.box.h && c.x >= line.box.x - c.r && c.x <= line.box.x + line.box.w + c.r);
     if (mine.length === 0) return line;
     const chars = line.chars.filter((c) => c.text.trim() !== '');
-    const placed = mine.filter((c) => !chars.some((ch) => /[<>=＝]/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.2 * c.r));
-    if (placed.length === 0) return line; // the recogniser read the sign itself
-    for (const c of placed) {
+    let unread = false;
+    for (const c of mine) {
+      const own = chars.findIndex((ch) => /[<>=＝]/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.2 * c.r);
+      if (own >= 0) {
+        // The recogniser read the sign itself. An "=" in a circle is a comparison's answer, not
+        // the equals of a sum: the circle goes in front of it ("42○=24").
+        const sign = chars[own] as OcrLine['chars'][number];
+        if (/[=＝]/.test(sign.text)) chars.splice(own, 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
+        continue;
+      }
       const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
       const sign = { text: c.sign ?? '○', confidence: c.sign ? 0.9 : UNREAD_SIGN_CONFIDENCE, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
       chars.splice(at < 0 ? chars.length : at, 0, sign);
+      // A sign that could not be read must not look like a blank answer: the line becomes unsure.
+      unread ||= c.sign === undefined;
     }
+    if (chars.length === line.chars.filter((c) => c.text.trim() !== '').length) return line;
     const x0 = Math.min(line.box.x, ...mine.map((c) => c.x - c.r));
     const x1 = Math.max(line.box.x + line.box.w, ...mine.map((c) => c.x + c.r));
-    // A sign that could not be read must not look like a blank answer: the line becomes unsure.
-    const unread = placed.some((c) => c.sign === undefined);
     return { ...line, text: chars.map((c) => c.text).join(''), chars, box: { ...line.box, x: x0, w: x1 - x0 }, minCharConfidence: unread ? Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) : line.minCharConfidence };
   });
 }
 
 /** The part of a box with ink in it (darker than its paper), padded; undefined when it is empty paper. */
-function inkBox(page: Mat, b: Box): Box | undefined {
+function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
   const gray = page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h)).bgrToGray();
   const paper = gray.mean().w;
   const ink = gray.threshold(Math.max(0, paper - 45), 255, cv.THRESH_BINARY_INV);
@@ -316,6 +361,8 @@ function inkBox(page: Mat, b: Box): Box | undefined {
   let y1 = -Infinity;
   for (let i = 1; i < stats.rows; i++) {
     if (stats.at(i, 4) < 8) continue; // specks of noise
+    // The ends of the equals sign's bars reach into the slot's left edge; a digit is taller.
+    if (stats.at(i, 0) === 0 && stats.at(i, 3) < 0.35 * lineH) continue;
     x0 = Math.min(x0, stats.at(i, 0));
     y0 = Math.min(y0, stats.at(i, 1));
     x1 = Math.max(x1, stats.at(i, 0) + stats.at(i, 2));
@@ -335,19 +382,23 @@ function answerSlot(page: Mat, b: Box, equalsX: number | undefined): Box {
   return { x, y, w: Math.max(2, Math.min(page.cols - x, Math.round(3.5 * b.h))), h: Math.max(2, Math.min(page.rows - y, Math.round(1.6 * b.h))) };
 }
 
+/** An OCR character with what its ink says: `sure` when it confirms the reading, `alt` another reading it supports. */
+type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
+
 /**
- * A ÷ whose dots the recogniser did not see reads as + or -. Where it read one, the ink there is
- * looked at: a bar with a separate dot above and below it is a division sign.
+ * The operators of a line, looked at in the ink. A ÷ whose dots the recogniser did not see reads
+ * as + or -: where the ink has a bar with a dot above and below, it is ÷ (and sure). A - that is
+ * a bare bar is sure. A + whose strokes do not cross keeps its reading with ÷ as another one.
  */
-export function restoreDivisionSigns(page: Mat, line: OcrLine): OcrLine {
-  if (!line.chars.some((c) => c.text === '+' || c.text === '-')) return line;
-  let changed = false;
-  const chars = line.chars.map((c) => {
-    if ((c.text !== '+' && c.text !== '-') || !hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return c;
-    changed = true;
-    return { ...c, text: '÷' };
+export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
+  const chars = line.chars.map((c): Char => {
+    if (c.text !== '+' && c.text !== '-' && c.text !== '÷') return c;
+    if (hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return { ...c, text: '÷', sure: true };
+    if (c.text === '-' && isBareBar(page, line.box, c.x0, c.x1)) return { ...c, sure: true };
+    if (c.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...c, alt: '÷' };
+    return c;
   });
-  if (!changed) return line;
+  if (chars.every((c, i) => c === line.chars[i])) return line;
   // The line's text is its characters (spaces between them are not characters of the model).
   let text = '';
   let k = 0;
@@ -356,35 +407,6 @@ export function restoreDivisionSigns(page: Mat, line: OcrLine): OcrLine {
     else text += ch;
   }
   return { ...line, text, chars };
-}
-
-function hasDotsAboveAndBelow(page: Mat, box: Box, x0: number, x1: number): boolean {
-  const h = box.h;
-  const cx = (x0 + x1) / 2;
-  const w = Math.max(6, Math.round(0.6 * h));
-  const x = Math.max(0, Math.round(cx - w / 2));
-  const y = Math.max(0, Math.round(box.y));
-  const cell = new cv.Rect(x, y, Math.min(w, page.cols - x), Math.min(Math.round(h), page.rows - y));
-  if (cell.width < 4 || cell.height < 6) return false;
-  const gray = page.getRegion(cell).bgrToGray();
-  // Blur fills the narrow gaps between a ÷'s dots and its bar at the usual (Otsu) threshold, so
-  // a few darker cut-offs are tried too: at some level the three parts separate.
-  const darkest = gray.minMaxLoc().minVal;
-  return [0.3, 0.4, 0.5].some((f) => dotsAboveAndBelow(gray.threshold(darkest + f * (255 - darkest), 255, cv.THRESH_BINARY_INV), h));
-}
-
-function dotsAboveAndBelow(ink: Mat, h: number): boolean {
-  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
-  const parts: { x: number; y: number; w: number; h: number; area: number }[] = [];
-  for (let i = 1; i < stats.rows; i++) {
-    parts.push({ x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) });
-  }
-  const bar = parts.filter((p) => p.w > p.h * 1.5 && p.w >= 0.3 * ink.cols).sort((a, b) => b.area - a.area)[0];
-  if (!bar) return false;
-  const dot = (p: { x: number; w: number; h: number; area: number }): boolean => p !== bar && p.area >= 2 && p.h <= 0.35 * h && p.x + p.w > bar.x && p.x < bar.x + bar.w;
-  const above = parts.some((p) => dot(p) && p.y + p.h <= bar.y);
-  const below = parts.some((p) => dot(p) && p.y >= bar.y + bar.h);
-  return above && below;
 }
 
 /** A box on the flattened page → the axis-aligned box around it in the photo. */

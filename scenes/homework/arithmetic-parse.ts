@@ -80,7 +80,7 @@ function ambiguous(text: string, reason: AmbiguousReason): Core {
   return { kind: 'ambiguous', text, reason };
 }
 
-/** "45(>)54", "45○>54", "45(○)54", "45()54" → one relation token whose text is the sign ('○' when empty). */
+/** "45(>)54", "45(>54", "45○>54", "45(○)54", "45()54" → one relation token whose text is the sign ('○' when empty). */
 function mergeRelations(toks: Tok[]): Tok[] {
   const out: Tok[] = [];
   const hasEqOrRel = toks.some((t) => t.type === 'eq' || t.type === 'rel');
@@ -92,6 +92,10 @@ function mergeRelations(toks: Tok[]): Tok[] {
     if (t.type === 'open' && a && (a.type === 'rel' || a.type === 'eq') && b?.type === 'close') {
       out.push({ type: 'rel', text: a.text, start: t.start, end: b.end });
       i += 2;
+    } else if (t.type === 'open' && a && (a.type === 'rel' || a.type === 'eq') && prev?.type === 'num' && b?.type === 'num' && !toks.slice(i + 2).some((x) => x.type === 'close')) {
+      // "24+33(=57": the circle read as a bracket that never closes, the sign after it.
+      out.push({ type: 'rel', text: a.text, start: t.start, end: a.end });
+      i += 1;
     } else if (!hasEqOrRel && t.type === 'open' && a?.type === 'close' && prev?.type === 'num' && b?.type === 'num') {
       out.push({ type: 'rel', text: '○', start: t.start, end: a.end });
       i += 1;

@@ -108,6 +108,13 @@ describe('gradeProblem: comparisons', () => {
     ['0.5(=)1/2', 'correct', '=', undefined, 'compare'],
     ['45○54', 'incorrect', '<', 'blank', 'compare'],
     ['45＞54', 'incorrect', '<', 'wrong_sign', 'compare'],
+    // The circle read as a bracket that never closes.
+    ['24+33(=57', 'correct', '=', undefined, 'compare'],
+    ['58+17(<85', 'correct', '<', undefined, 'compare'],
+    ['19+35(>54', 'incorrect', '=', 'wrong_sign', 'compare'],
+    ['45○=54', 'incorrect', '<', 'wrong_sign', 'compare'],
+    // A bracket that closes, or a fill-in blank whose bracket lost its end, is not a circle.
+    ['30+(=34', 'uncertain', null, 'operator_without_operand', 'ambiguous'],
   ])('%s → %s', (...row) => check(row));
 
   it('shows the question with the circle and the sign the child wrote', () => {
@@ -285,6 +292,15 @@ describe('operators the recogniser confuses', () => {
   it('a wrong answer with no look-alike reading is still wrong', () => {
     expect(gradeProblem({ text: '30+6=35', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '30÷6=6', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+  });
+
+  it('an operator the ink confirms is not read as its look-alike', () => {
+    // 13-11=12 could be 13÷11=1……2 with the dots and the …… lost, unless the - is a bare bar.
+    expect(gradeProblem({ text: '13-11=12', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+    expect(gradeProblem({ text: '13-11=12', confidence: 0.99, inkConfirmed: new Set([2]) })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '56 ÷ 7 = 49', confidence: 0.99, inkConfirmed: new Set([3]) })).toMatchObject({ verdict: 'incorrect' });
+    // A confirmation elsewhere in the line leaves the other operator's look-alike open.
+    expect(gradeProblem({ text: '(13+35)+6=8', confidence: 0.99, inkConfirmed: new Set([3]) })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
   });
 });
 

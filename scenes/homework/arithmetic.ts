@@ -33,7 +33,8 @@ import type { Rational } from './rational.js';
  *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
  *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
- *    child may have made that very mistake, but a right answer marked wrong is worse.
+ *    child may have made that very mistake, but a right answer marked wrong is worse. An
+ *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another.
  *    Otherwise incorrect.
  *
  * Confidence reported = OCR confidence − 0.05 per look-alike guessed, never below 0.
@@ -47,6 +48,11 @@ export interface GradeInput {
   confidence: number;
   /** Confidence of its least certain character, 0–1. */
   minCharConfidence?: number;
+  /**
+   * Positions in `text` of operators the page's ink confirms (a ÷ with both dots, a bare -):
+   * they are never taken for their look-alikes.
+   */
+  inkConfirmed?: ReadonlySet<number>;
 }
 
 export interface GradeOptions {
@@ -122,10 +128,15 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions):
  */
 const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷'], '×': ['+'], '÷': ['+', '-'] };
 
-/** Whether reading one printed operator as its look-alike makes the child's answer right. */
-function rightIfOperatorMisread(a: Analysis, opts: GradeOptions): boolean {
+/**
+ * Whether reading one printed operator as its look-alike makes the child's answer right.
+ * `confirmed`: positions in the raw text whose operator the ink confirms.
+ */
+function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: ReadonlySet<number>): boolean {
   const text = a.normalised.text;
   for (let i = 0; i < text.length; i++) {
+    const from = a.normalised.source[i];
+    if (from && confirmed.has(from[0])) continue;
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
       const other = analyseNormalised({ text: text.slice(0, i) + alt + text.slice(i + 1), substitutions: [], source: [] }).problem;
       if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
@@ -214,7 +225,8 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
-  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts)) return result('uncertain', 'operator_may_be_misread');
+  const confirmed = text === input.text ? (input.inkConfirmed ?? new Set<number>()) : new Set<number>();
+  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
 }
