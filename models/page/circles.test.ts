@@ -7,12 +7,14 @@ import { eraseComparisonCircles, findComparisonCircles, readCircleSign } from '.
 import { preparePage } from './pipeline.js';
 
 /** White paper with a comparison circle holding `sign` at (100, 60), and a bold digit 0 at (220, 60). */
-function drawn(sign: '>' | '<' | '='): ReturnType<typeof cv.Mat.prototype.copy> {
+function drawn(sign: '>' | '<' | '=' | ''): ReturnType<typeof cv.Mat.prototype.copy> {
   const m = new cv.Mat(120, 320, cv.CV_8UC3, [255, 255, 255]);
   const ink = new cv.Vec3(60, 60, 60);
   m.drawCircle(new cv.Point2(100, 60), 18, ink, 2, cv.LINE_AA);
   const p = (x: number, y: number) => new cv.Point2(x, y);
-  if (sign === '=') {
+  if (sign === '') {
+    // nothing written
+  } else if (sign === '=') {
     m.drawLine(p(92, 55), p(108, 55), new cv.Vec3(150, 60, 20), 2);
     m.drawLine(p(92, 65), p(108, 65), new cv.Vec3(150, 60, 20), 2);
   } else {
@@ -31,6 +33,27 @@ describe('comparison circles', () => {
     expect(circles).toHaveLength(1);
     expect(circles[0]?.x).toBeCloseTo(100, -1);
     expect(readCircleSign(page, circles[0] as (typeof circles)[number])).toBe(sign);
+  });
+
+  it('an empty circle is a blank, not an unread sign', () => {
+    const page = drawn('');
+    const [circle] = findComparisonCircles(page);
+    expect(circle).toBeDefined();
+    expect(readCircleSign(page, circle as NonNullable<typeof circle>)).toBe('');
+  });
+
+  it('reads "=" whose two bars blur has joined into one blob', () => {
+    // A small "=" (bars 6 px apart): at this blur the bars are one component at the Otsu
+    // threshold, with lighter paper between them.
+    const page = drawn('');
+    const [circle] = findComparisonCircles(page);
+    const bar = (y: number) => page.drawLine(new cv.Point2(94, y), new cv.Point2(106, y), new cv.Vec3(150, 60, 20), 2);
+    bar(57);
+    bar(63);
+    const blur = (m: typeof page) => m.gaussianBlur(new cv.Size(0, 0), 1.8);
+    expect(readCircleSign(blur(page), circle as NonNullable<typeof circle>)).toBe('=');
+    expect(readCircleSign(blur(drawn('>')), circle as NonNullable<typeof circle>)).toBe('>');
+    expect(readCircleSign(blur(drawn('<')), circle as NonNullable<typeof circle>)).toBe('<');
   });
 
   it('erasing paints the ring white and keeps the sign', () => {

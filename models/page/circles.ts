@@ -71,10 +71,11 @@ export function eraseComparisonCircles(page: Mat, circles: Circle[]): Mat {
 
 /**
  * The sign a child wrote inside a comparison circle, from its shape: "=" is two bars one above
- * the other; ">" has its point (its rightmost ink) in the middle rows and its arms to the left,
- * "<" the other way round. Undefined when the shape says neither clearly.
+ * the other (two dark bands across it where blur has joined them); ">" has its point (its
+ * rightmost ink) in the middle rows and its arms to the left, "<" the other way round; '' when
+ * the circle is empty. Undefined when the shape says none of these clearly.
  */
-export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | undefined {
+export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | '' | undefined {
   const half = Math.round(c.r * 0.68);
   const x = Math.max(0, Math.round(c.x - half));
   const y = Math.max(0, Math.round(c.y - half));
@@ -82,6 +83,11 @@ export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | undefine
   const h = Math.min(2 * half, page.rows - y);
   if (w < 6 || h < 6) return undefined;
   const gray = (page.channels === 1 ? page : page.bgrToGray()).getRegion(new cv.Rect(x, y, w, h));
+  // Empty: nothing darker than the paper well inside the ring (a square of half a radius).
+  const q = Math.round(c.r * 0.5);
+  const inner = gray.getRegion(new cv.Rect(Math.max(0, half - q), Math.max(0, half - q), Math.min(2 * q, w - Math.max(0, half - q)), Math.min(2 * q, h - Math.max(0, half - q))));
+  const { minVal, maxVal } = inner.minMaxLoc();
+  if (maxVal - minVal < EMPTY_CONTRAST) return '';
   const ink = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
   // Only the disc inside the ring: the square's corners would reach the ring itself.
   const t = Math.round(c.r);
@@ -115,5 +121,35 @@ export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | undefine
   const lean = mid - (top + bottom) / 2;
   if (lean > 0.15 * main.w) return '>';
   if (lean < -0.15 * main.w) return '<';
-  return undefined;
+  return twoBands(gray, main, maxVal) ? '=' : undefined;
 }
+
+/** Inside a circle whose darkest and lightest points are closer than this (grey levels), nothing is written. */
+const EMPTY_CONTRAST = 40;
+
+/**
+ * Two dark bands across a blob, one above the other, with lighter paper between them: an "="
+ * whose bars blur has joined at the usual threshold. Measured on the mean grey of each row.
+ */
+function twoBands(gray: Mat, blob: { x: number; y: number; w: number; h: number }, paper: number): boolean {
+  const rows: number[] = [];
+  for (let r = blob.y; r < blob.y + blob.h; r++) {
+    let sum = 0;
+    for (let q = blob.x; q < blob.x + blob.w; q++) sum += gray.at(r, q);
+    rows.push(sum / blob.w);
+  }
+  // The darkest row, the darkest row at least 3 rows from it, and the lightest row between them.
+  const first = rows.indexOf(Math.min(...rows));
+  let second = -1;
+  rows.forEach((v, r) => {
+    if (Math.abs(r - first) >= 3 && (second < 0 || v < (rows[second] as number))) second = r;
+  });
+  if (second < 0) return false;
+  const [lo, hi] = first < second ? [first, second] : [second, first];
+  const between = Math.max(...rows.slice(lo + 1, hi));
+  const darkest = rows[first] as number;
+  return between - (rows[second] as number) >= BAND_GAP * (paper - darkest);
+}
+
+/** The paper between the two bars of an "=" is at least this much lighter than the lighter bar, as a share of the contrast. */
+const BAND_GAP = 0.2;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, isBareBar, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
-import { type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_BLANK_MIN_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 
@@ -34,6 +34,13 @@ interface Piece {
   equalsX?: number;
   /** What the ink says about its operators, by position among the piece's non-space characters. */
   ink?: InkNote[];
+  /** Between the brackets of a fill-in blank read as "()": where the child's answer would be. */
+  bracketGap?: { x0: number; x1: number };
+}
+
+function bracketGapOf(chars: Char[]): Piece['bracketGap'] {
+  const at = chars.findIndex((c, i) => /^[(（]$/.test(c.text) && /^[)）]$/.test(chars[i + 1]?.text ?? ''));
+  return at < 0 ? undefined : { x0: (chars[at] as Char).x1, x1: (chars[at + 1] as Char).x0 };
 }
 
 /** The ink confirms the operator read at `at`, or supports reading it as `alt` too. */
@@ -95,7 +102,7 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
 export function piecesOf(line: OcrLine): Piece[] {
   const parts = splitProblems(line.text);
   const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
-  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars) }];
+  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars) }];
   const pieces: Piece[] = [];
   let at = 0;
   for (const part of parts) {
@@ -112,6 +119,7 @@ export function piecesOf(line: OcrLine): Piece[] {
       box: { x: Math.max(line.box.x, x0), y: line.box.y, w: Math.max(1, Math.min(line.box.x + line.box.w, x1) - Math.max(line.box.x, x0)), h: line.box.h },
       equalsX: equalsEnd(mine),
       ink: inkNotesOf(mine),
+      bracketGap: bracketGapOf(mine),
     });
   }
   return pieces;
@@ -232,7 +240,7 @@ export class HomeworkChecker {
         items.push({ index, question: piece.text, student_answer: piece.answer ?? '', correct_answer: null, verdict: 'uncertain', confidence, bbox, kind: 'not_arithmetic', reason: 'not_arithmetic', judged_by: 'lamp' });
         continue;
       }
-      const g = this.grade(piece);
+      const g = this.grade(page, piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
     const crops = new Map<number, Buffer>();
@@ -256,12 +264,17 @@ export class HomeworkChecker {
    * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
    * + has no crossing, the ink decides: correct. Only a right answer is ever concluded this way.
    */
-  private grade(piece: PageItem): GradeResult {
+  private grade(page: Mat, piece: PageItem): GradeResult {
     const notes = (piece.ink ?? []).map((n) => ({ ...n, index: rawIndex(piece.text, n.at, n.read) }));
     const inkConfirmed = new Set(notes.flatMap((n) => (n.sure && n.index !== undefined ? [n.index] : [])));
     const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed };
     const opts = { minConfidence: this.opts.minConfidence };
     const g = gradeProblem(input, opts);
+    // An empty fill-in bracket is unsure because OCR moves a bracket's content; bare paper
+    // between the brackets is a blank.
+    if (g.reason === 'blank_maybe_unread' && g.kind === 'fill_blank' && piece.bracketGap && piece.confidence >= DEFAULT_BLANK_MIN_CONFIDENCE && bareBetween(page, piece.box, piece.bracketGap)) {
+      return { ...g, verdict: 'incorrect', reason: 'blank' };
+    }
     if (g.verdict !== 'uncertain' || g.reason !== 'operator_may_be_misread') return g;
     for (const n of notes) {
       if (!n.alt || n.index === undefined) continue;
@@ -333,11 +346,15 @@ export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: str
         // The recogniser read the sign itself. An "=" in a circle is a comparison's answer, not
         // the equals of a sum: the circle goes in front of it ("42○=24").
         const sign = chars[own] as OcrLine['chars'][number];
-        if (/[=＝]/.test(sign.text)) chars.splice(own, 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
+        if (!/[=＝]/.test(sign.text)) continue;
+        // What is left of the painted-out circle may still read as a bracket in front of it.
+        const bracket = /^[(（]$/.test(chars[own - 1]?.text ?? '');
+        chars.splice(bracket ? own - 1 : own, bracket ? 1 : 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
         continue;
       }
       const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
-      const sign = { text: c.sign ?? '○', confidence: c.sign ? 0.9 : UNREAD_SIGN_CONFIDENCE, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
+      // An empty circle is the child's blank ("45○54"), an unreadable one stays ○ but unsure.
+      const sign = { text: c.sign || '○', confidence: c.sign !== undefined ? 0.9 : UNREAD_SIGN_CONFIDENCE, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
       chars.splice(at < 0 ? chars.length : at, 0, sign);
       // A sign that could not be read must not look like a blank answer: the line becomes unsure.
       unread ||= c.sign === undefined;
@@ -375,6 +392,15 @@ function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
   return { x, y, w: Math.min(page.cols - x, x1 - x0 + 2 * pad), h: Math.min(page.rows - y, y1 - y0 + 2 * pad) };
 }
 
+/** Whether the page between x0 and x1 of a line (its middle rows, the bracket strokes left out) is bare paper. */
+function bareBetween(page: Mat, line: Box, gap: { x0: number; x1: number }): boolean {
+  const inset = Math.max(2, Math.round(0.15 * (gap.x1 - gap.x0)));
+  const x = Math.round(gap.x0 + inset);
+  const w = Math.round(gap.x1 - inset) - x;
+  if (w < 4) return false;
+  return inkBox(page, { x, y: Math.round(line.y + 0.15 * line.h), w: Math.min(w, page.cols - x), h: Math.round(0.7 * line.h) }, line.h) === undefined;
+}
+
 /** Where a child writes the answer: right of the equals sign, about three characters wide. */
 function answerSlot(page: Mat, b: Box, equalsX: number | undefined): Box {
   const x = Math.min(page.cols - 2, Math.round(equalsX !== undefined ? equalsX + 1 : b.x + b.w));
@@ -391,8 +417,10 @@ type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
  * a bare bar is sure. A + whose strokes do not cross keeps its reading with ÷ as another one.
  */
 export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
-  const chars = line.chars.map((c): Char => {
+  const chars = line.chars.map((c, i): Char => {
     if (c.text !== '+' && c.text !== '-' && c.text !== '÷') return c;
+    // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
+    if (c.text !== '÷' && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };
     if (hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return { ...c, text: '÷', sure: true };
     if (c.text === '-' && isBareBar(page, line.box, c.x0, c.x1)) return { ...c, sure: true };
     if (c.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...c, alt: '÷' };
