@@ -43,9 +43,13 @@ export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[]
   const candidates = gray.gaussianBlur(new cv.Size(3, 3), 0).houghCircles(cv.HOUGH_GRADIENT, 1, 2 * minR, 100, 14, minR, maxR);
   const found: Circle[] = [];
   for (const v of candidates) {
-    const c = { x: v.x, y: v.y, r: v.z };
-    // The ring may sit a pixel or two off the fitted radius.
-    const ring = Math.max(...[-3, -2, -1, 0, 1, 2, 3].map((d) => inkFraction(ink, c, c.r + d)));
+    // The ring may sit a pixel or two off the fitted radius: the radius is moved to the middle
+    // of the ring's ink before looking inside and outside it.
+    const offsets = [-3, -2, -1, 0, 1, 2, 3];
+    const fractions = offsets.map((d) => inkFraction(ink, { x: v.x, y: v.y, r: v.z }, v.z + d));
+    const ring = Math.max(...fractions);
+    const onRing = offsets.filter((_, i) => (fractions[i] as number) >= ring - 0.05);
+    const c = { x: v.x, y: v.y, r: v.z + onRing.reduce((a, b) => a + b, 0) / onRing.length };
     const outside = inkFraction(ink, c, c.r * 1.45 + 2);
     // A thin ring: just inside and just outside it is (mostly) paper; a bold digit's stroke is not.
     const thin = Math.max(inkFraction(ink, c, c.r * 0.75), inkFraction(ink, c, c.r * 1.25 + 1));
