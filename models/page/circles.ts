@@ -15,6 +15,8 @@ const MIN_RING_INK = 0.7;
 const MAX_OUTSIDE_INK = 0.2;
 /** …and the ring is thin: the sign inside crosses a few sample points at most. */
 const MAX_THIN_INK = 0.3;
+/** A ring with less ink than this on it is checked harder: blur and the sign may break it, a digit's stroke does too. */
+const WHOLE_RING = 0.8;
 
 function inkFraction(ink: Mat, c: Circle, radius: number): number {
   let dark = 0;
@@ -52,8 +54,11 @@ export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[]
     const c = { x: v.x, y: v.y, r: v.z + onRing.reduce((a, b) => a + b, 0) / onRing.length };
     const outside = inkFraction(ink, c, c.r * 1.45 + 2);
     // A thin ring: just inside and just outside it is (mostly) paper; a bold digit's stroke is not.
-    const thin = Math.max(inkFraction(ink, c, c.r * 0.75), inkFraction(ink, c, c.r * 1.25 + 1));
-    if (ring >= MIN_RING_INK && outside <= MAX_OUTSIDE_INK && thin <= MAX_THIN_INK) found.push(c);
+    const [justIn, justOut] = [inkFraction(ink, c, c.r * 0.75), inkFraction(ink, c, c.r * 1.25 + 1)];
+    // A broken ring with ink both just inside and just outside it is a digit's stroke (a
+    // handwritten 0) or a writing box; a blurred printed circle is broken on one side at most.
+    const strokeNotRing = ring < WHOLE_RING && justIn >= 0.2 && justOut >= 0.1;
+    if (ring >= MIN_RING_INK && outside <= MAX_OUTSIDE_INK && Math.max(justIn, justOut) <= MAX_THIN_INK && !strokeNotRing) found.push(c);
   }
   return found;
 }
