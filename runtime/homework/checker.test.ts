@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
-import { joinFragments, lineRole, pageItems, withCircleSigns } from './checker.js';
+import { cv } from '../../models/cv.js';
+import { comparisonSideTooWide, joinFragments, lineRole, pageItems, withCircleSigns } from './checker.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -68,5 +69,36 @@ describe('a comparison whose circle was lost entirely', () => {
     const items = pageItems([gapped, line('2024', 100, 150)]);
     expect(items.map((i) => i.text)).toEqual(['91○75']);
     expect(items[0]?.minCharConfidence).toBeLessThan(0.5);
+  });
+});
+
+describe('a printed sign the recogniser dropped from a comparison', () => {
+  /** "<left> ○ <right>" on paper, the circle (painted out) at x 157: digits as bold 0s 16×26 px, 20 px apart; "x" a small cross. */
+  function printed(left: string, right: string) {
+    const m = new cv.Mat(60, 300, cv.CV_8UC3, [255, 255, 255]);
+    const ink = new cv.Vec3(30, 30, 30);
+    const draw = (text: string, x0: number) => [...text].forEach((ch, i) => {
+      const x = x0 + 20 * i;
+      if (ch === 'x') {
+        m.drawLine(new cv.Point2(x - 5, 25), new cv.Point2(x + 5, 35), ink, 3);
+        m.drawLine(new cv.Point2(x - 5, 35), new cv.Point2(x + 5, 25), ink, 3);
+      } else m.drawEllipse(new cv.RotatedRect(new cv.Point2(x, 30), new cv.Size(16, 26), 0), ink, 3);
+    });
+    draw(left, 135 - 20 * (left.length - 1));
+    draw(right, 180);
+    return m;
+  }
+  const circle = { x: 157, y: 30, r: 14 };
+  const item = (text: string) => ({ ...line(text, 10, 5), box: { x: 10, y: 5, w: 280, h: 50 }, arithmetic: true });
+  const graded = (question: string) => ({ question, student_answer: '<', correct_answer: '>', verdict: 'incorrect' as const, confidence: 0.97, kind: 'compare' as const });
+
+  it('"9x6" read as "96" is wider than two digits; a real "96" is not', () => {
+    expect(comparisonSideTooWide(printed('9x6', '55'), item('96<55'), graded('96○55'), [circle])).toBe(true);
+    expect(comparisonSideTooWide(printed('96', '55'), item('96<55'), graded('96○55'), [circle])).toBe(false);
+  });
+
+  it('only sides read as bare numbers are measured, and only with the circle found', () => {
+    expect(comparisonSideTooWide(printed('9x6', '55'), item('9×6<55'), graded('9×6○55'), [circle])).toBe(false);
+    expect(comparisonSideTooWide(printed('9x6', '55'), item('96<55'), graded('96○55'), [])).toBe(false);
   });
 });

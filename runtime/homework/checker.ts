@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, isBareBar, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, isBareBar, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
 import { DEFAULT_BLANK_MIN_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
@@ -224,7 +224,8 @@ export class HomeworkChecker {
     // The recogniser drops comparison circles and the sign in them: the circles are painted out
     // before reading, and the sign is read from its shape and put back into its line.
     const circles = findComparisonCircles(page);
-    const lines = withCircleSigns(await this.ocr.read(eraseComparisonCircles(page, circles)), circles.map((c) => ({ ...c, sign: readCircleSign(page, c) })));
+    const erased = eraseComparisonCircles(page, circles);
+    const lines = withCircleSigns(await this.ocr.read(erased), circles.map((c) => ({ ...c, sign: readCircleSign(page, c) })));
     const t2 = performance.now();
 
     const items: CheckedItem[] = [];
@@ -240,7 +241,7 @@ export class HomeworkChecker {
         items.push({ index, question: piece.text, student_answer: piece.answer ?? '', correct_answer: null, verdict: 'uncertain', confidence, bbox, kind: 'not_arithmetic', reason: 'not_arithmetic', judged_by: 'lamp' });
         continue;
       }
-      const g = this.grade(page, piece);
+      const g = this.grade(page, erased, circles, piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
     const crops = new Map<number, Buffer>();
@@ -264,7 +265,14 @@ export class HomeworkChecker {
    * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
    * + has no crossing, the ink decides: correct. Only a right answer is ever concluded this way.
    */
-  private grade(page: Mat, piece: PageItem): GradeResult {
+  private grade(page: Mat, erased: Mat, circles: Circle[], piece: PageItem): GradeResult {
+    const g = this.gradeWithSigns(page, piece);
+    // "9×6○55" read as "96○55": a printed sign the recogniser dropped silently. Before a
+    // comparison is called wrong, the ink of its numbers must be as wide as the digits read.
+    return g.verdict === 'incorrect' && g.kind === 'compare' && comparisonSideTooWide(erased, piece, g, circles) ? { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' } : g;
+  }
+
+  private gradeWithSigns(page: Mat, piece: PageItem): GradeResult {
     const notes = (piece.ink ?? []).map((n) => ({ ...n, index: rawIndex(piece.text, n.at, n.read) }));
     const inkConfirmed = new Set(notes.flatMap((n) => (n.sure && n.index !== undefined ? [n.index] : [])));
     const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed };
@@ -391,6 +399,29 @@ function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
   const y = Math.max(0, b.y + y0 - pad);
   return { x, y, w: Math.min(page.cols - x, x1 - x0 + 2 * pad), h: Math.min(page.rows - y, y1 - y0 + 2 * pad) };
 }
+
+/**
+ * Whether a side of a comparison read as a bare number is wider than its digits: a printed
+ * digit is at most 0.76 of its height wide (measured on the synthetic pages, spacing included),
+ * while "9×6" read as "96" is 0.93 or more per digit.
+ */
+export function comparisonSideTooWide(erased: Mat, piece: PageItem, g: GradeResult, circles: Circle[]): boolean {
+  const b = piece.box;
+  const c = circles.find((c) => c.x > b.x && c.x < b.x + b.w && c.y > b.y && c.y < b.y + b.h);
+  const [left, right] = g.question.split('○');
+  if (!c || left === undefined || right === undefined) return false;
+  const sides = [
+    { text: left, box: { ...b, w: c.x - c.r - b.x } },
+    { text: right, box: { ...b, x: c.x + c.r, w: b.x + b.w - c.x - c.r } },
+  ];
+  return sides.some(({ text, box }) => {
+    if (!/^\d+$/.test(text)) return false;
+    const ink = inkExtent(erased, box);
+    return ink !== undefined && ink.w > MAX_DIGIT_WIDTH * text.length * ink.h;
+  });
+}
+
+const MAX_DIGIT_WIDTH = 0.85;
 
 /** Whether the page between x0 and x1 of a line (its middle rows, the bracket strokes left out) is bare paper. */
 function bareBetween(page: Mat, line: Box, gap: { x0: number; x1: number }): boolean {

@@ -146,11 +146,12 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: Read
   return false;
 }
 
-/** 2.5-0.1 answered 24: the decimal point is a dot OCR easily loses. */
+/** 2.5-0.1 answered 24, 0.1+0.1 answered 02 or 2: the decimal point is a dot OCR easily loses. */
 function decimalPointMaybeLost(p: Gradable): boolean {
   const right = correctAnswer(p);
   const written = withoutUnit(p.studentAnswer, p.unit);
-  return right !== null && right.includes('.') && !written.includes('.') && written === right.replace('.', '').replace(/^0+(?=\d)/, '');
+  const digits = (s: string): string => s.replace('.', '').replace(/^0+(?=\d)/, '');
+  return right !== null && right.includes('.') && !written.includes('.') && digits(written) === digits(right);
 }
 
 /**
