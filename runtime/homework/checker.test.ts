@@ -28,6 +28,28 @@ describe('page items from OCR lines', () => {
     expect(joined.map((l) => l.text)).toEqual(['23+45=68', '7×8=56']);
   });
 
+  it('a second question under an answered one is a problem of its own; a question wrapped over two lines is one', () => {
+    const items = pageItems([
+      line('树上有30只小鸟，又飞来28只，', 50, 10),
+      line('现在一共有几只？', 50, 50),
+      line('58只', 50, 90),
+      line('一本故事书有64页，还剩多少页没看？', 50, 130),
+      line('38页', 50, 170),
+    ]);
+    expect(items.map((i) => [i.text, i.answer])).toEqual([
+      ['树上有30只小鸟，又飞来28只，现在一共有几只？', '58只'],
+      ['一本故事书有64页，还剩多少页没看？', '38页'],
+    ]);
+  });
+
+  it('each task line ("看拼音写词语：…") is a problem of its own', () => {
+    const items = pageItems([line('看拼音写词语：tàiyáng', 50, 10), line('太阳', 50, 50), line('看拼音写词语：tiānkōng', 50, 90), line('天空', 50, 130)]);
+    expect(items.map((i) => [i.text, i.answer])).toEqual([
+      ['看拼音写词语：tàiyáng', '太阳'],
+      ['看拼音写词语：tiānkōng', '天空'],
+    ]);
+  });
+
   it('a question keeps the answer lines under it, and headings end it', () => {
     const items = pageItems([line('三、解决问题。', 50, 10), line('树上有38只小鸟，又飞来22只，一共有几只？', 50, 50), line('答：60只', 50, 90), line('四、口算。', 50, 130), line('7×8=56', 50, 170)]);
     expect(items.map((i) => [i.text, i.answer, i.arithmetic])).toEqual([

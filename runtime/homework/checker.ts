@@ -174,6 +174,12 @@ export interface PageItem extends Piece {
   arithmetic: boolean;
 }
 
+const endsQuestion = (text: string): boolean => /[？?]\s*$/.test(text);
+/** A task label before a colon: "看拼音写词语：tàiyáng". */
+const instruction = (text: string): boolean => /^[\u4e00-\u9fff]{3,8}[:：]/.test(text.replace(/\s+/g, ''));
+/** Whether a question's lines so far (the first, and the ones under it) hold its question mark. */
+const asked = (q: PageItem): boolean => /[？?]/.test(q.text + (q.answer ?? ''));
+
 /** The page's problems in reading order, from its OCR lines. */
 export function pageItems(lines: OcrLine[]): PageItem[] {
   const items: PageItem[] = [];
@@ -186,13 +192,17 @@ export function pageItems(lines: OcrLine[]): PageItem[] {
     } else if (role === 'arithmetic') {
       question = undefined;
       for (const p of piecesOf(line)) if (looksLikeArithmetic(p.text)) items.push({ ...p, arithmetic: true });
-    } else if (role === 'question' && !question) {
+    } else if (role === 'question' && (!question || (asked(question) && endsQuestion(line.text)) || instruction(line.text))) {
+      // A new question: none is open, or the open one has asked its question and this line asks
+      // another, or the line begins with a task ("看拼音写词语：…").
       question = { text: line.text.replace(/\s+/g, ''), confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, arithmetic: false };
       items.push(question);
     } else if (question) {
-      // The child's answer (答：…, the characters in the boxes, a second line of the question).
+      // The rest of a question that wraps (until its question mark), then the child's answer
+      // (答：…, the characters in the boxes).
       const text = line.text.replace(/\s+/g, '').replace(/^答[:：]/, '');
-      question.answer = (question.answer ?? '') + text;
+      if (role === 'question' && !asked(question) && question.answer === undefined) question.text += text;
+      else question.answer = (question.answer ?? '') + text;
       question.box = union(question.box, line.box);
       question.minCharConfidence = Math.min(question.minCharConfidence, line.minCharConfidence);
     }
