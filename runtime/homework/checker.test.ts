@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
-import { comparisonSideTooWide, joinFragments, lineRole, pageItems, withCircleSigns } from './checker.js';
+import { comparisonSideTooWide, joinFragments, lineRole, pageItems, readSignsFromInk, withCircleSigns } from './checker.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -122,5 +122,21 @@ describe('a printed sign the recogniser dropped from a comparison', () => {
   it('only sides read as bare numbers are measured, and only with the circle found', () => {
     expect(comparisonSideTooWide(printed('9x6', '55'), item('9×6<55'), graded('9×6○55'), [circle])).toBe(false);
     expect(comparisonSideTooWide(printed('9x6', '55'), item('96<55'), graded('96○55'), [])).toBe(false);
+  });
+});
+
+describe('an = the recogniser read as 元, 年 or m', () => {
+  const paper = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
+
+  it('is put back between digits after an operator, as a doubtful character', () => {
+    const fixed = readSignsFromInk(paper, line('64+29元93', 10, 10));
+    expect(fixed.text).toBe('64+29=93');
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+    expect(fixed.minCharConfidence).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('is left alone in a line that has an = or no operator (a price, 4元6角)', () => {
+    expect(readSignsFromInk(paper, line('4元6角+2角=4元8角', 10, 10)).text).toBe('4元6角+2角=4元8角');
+    expect(readSignsFromInk(paper, line('4元6角', 10, 10)).text).toBe('4元6角');
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, isBareBar, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
-import { DEFAULT_BLANK_MIN_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
+import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 
@@ -456,9 +456,12 @@ type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
  * The operators of a line, looked at in the ink. A ÷ whose dots the recogniser did not see reads
  * as + or -: where the ink has a bar with a dot above and below, it is ÷ (and sure). A - that is
  * a bare bar is sure. A + whose strokes do not cross keeps its reading with ÷ as another one.
+ * An "=" read as 元, 年 or m is put back (see `lostEquals`).
  */
 export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
+  const equals = lostEquals(line);
   const chars = line.chars.map((c, i): Char => {
+    if (i === equals) return { ...c, text: '=', confidence: EQUALS_GUESSED };
     if (c.text !== '+' && c.text !== '-' && c.text !== '÷') return c;
     // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
     if (c.text !== '÷' && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };
@@ -475,8 +478,31 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
     if (chars[k] && ch === line.chars[k]?.text) text += (chars[k++] as { text: string }).text;
     else text += ch;
   }
-  return { ...line, text, chars };
+  const minCharConfidence = equals === undefined ? line.minCharConfidence : Math.min(line.minCharConfidence, EQUALS_GUESSED);
+  return { ...line, text, chars, minCharConfidence };
 }
+
+/**
+ * On a blurred page the recogniser reads the "=" of "64+29=93" as 元, 年 or m (its two bars
+ * joined by blur look like neither - nor =, and the ink cannot tell them apart either). In a line
+ * with an operator and no "=", such a character between digits after the operator is the "=".
+ */
+function lostEquals(line: OcrLine): number | undefined {
+  const chars = line.chars;
+  if (chars.some((c) => c.text === '=' || c.text === '＝')) return undefined;
+  const firstOperator = chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
+  if (firstOperator < 0) return undefined;
+  const found = chars.findIndex((c, i) => i > firstOperator + 1 && EQUALS_LOOKALIKES.includes(c.text) && /\d/.test(chars[i - 1]?.text ?? '') && /\d/.test(chars[i + 1]?.text ?? ''));
+  return found < 0 ? undefined : found;
+}
+
+/** What the recogniser reads for a blurred "=" (measured on the synthetic hard pages). */
+const EQUALS_LOOKALIKES = ['元', '年', 'm'];
+/**
+ * An "=" put back this way is a doubtful character: it can confirm a right answer (above the
+ * grader's floor) but never call one wrong (below its minimum).
+ */
+const EQUALS_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
 
 /** A box on the flattened page → the axis-aligned box around it in the photo. */
 function sourceBox(b: Box, toSource: (x: number, y: number) => [number, number]): [number, number, number, number] {
