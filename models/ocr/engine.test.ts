@@ -126,6 +126,13 @@ describe('OcrEngine on Chinese', () => {
     expect((chars[0] as { x0: number }).x0).toBeGreaterThan((chars.at(-1) as { x0: number }).x0);
     expect(engine.hasAngleClassifier).toBe(true);
 
+    // One page faces one way: a line upside down among upright ones is not turned.
+    const gap = new cv.Mat(40, chinese.cols, chinese.type, [255, 255, 255]);
+    const mixed = new cv.Mat([...chinese.getDataAsArray(), ...gap.getDataAsArray(), ...chinese.getDataAsArray(), ...gap.getDataAsArray(), ...upside.getDataAsArray()], chinese.type);
+    const lines = await engine.read(mixed);
+    expect(lines.filter((x) => x.text === CHINESE)).toHaveLength(2);
+    expect(lines.every((x) => !x.rotated180)).toBe(true);
+
     const plain = await OcrEngine.load({ modelsDir: tempDir('lamp-ocr-none-'), angleClassifier: false });
     try {
       expect(plain.hasAngleClassifier).toBe(false);

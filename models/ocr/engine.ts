@@ -132,7 +132,7 @@ export class OcrEngine {
     return recognizeCrops(this.sessions.rec, this.dict, bgr, { ...REC_DEFAULTS, batchSize: this.opts.recBatchSize });
   }
 
-  /** A page: detect → straighten each box → turn upside-down lines → recognise, in reading order. */
+  /** A page: detect → straighten each box → turn the lines if the page is upside down → recognise, in reading order. */
   async read(image: Mat, timings?: OcrTimings): Promise<OcrLine[]> {
     const bgr = this.checkImage(image, 'image');
     let t = performance.now();
@@ -146,7 +146,11 @@ export class OcrEngine {
     }
 
     t = performance.now();
-    const flipped = this.sessions.cls && found.length ? await upsideDown(this.sessions.cls, found.map((f) => f.crop.img)) : found.map(() => false);
+    // All lines of one photo face the same way: the classifier's votes decide for the page, and
+    // a lone line it thinks upside down ("99-(9)=90" read back as "06=(6)-66") is left as it is.
+    const votes = this.sessions.cls && found.length ? await upsideDown(this.sessions.cls, found.map((f) => f.crop.img)) : [];
+    const pageFlipped = votes.filter(Boolean).length > votes.length / 2;
+    const flipped = found.map(() => pageFlipped);
     const crops = found.map((f, i) => (flipped[i] ? f.crop.img.rotate(cv.ROTATE_180) : f.crop.img));
     const classifyMs = performance.now() - t;
 

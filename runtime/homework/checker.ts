@@ -308,16 +308,23 @@ export class HomeworkChecker {
    * found there becomes the answer. A slot with nothing readable stays blank.
    */
   private async readMissingAnswers(page: Mat, pieces: PageItem[]): Promise<void> {
-    const open = pieces.filter((p) => p.arithmetic && /[=＝]\s*$/.test(p.text));
+    // A remainder's digit after its dots ("16÷5=3……") is missed the same way: its slot is just
+    // right of the dots, which end where the piece's box does.
+    const slotOf = (p: PageItem): Box | undefined =>
+      /[=＝]\s*$/.test(p.text) ? answerSlot(page, p.box, p.equalsX, 3.5) : /(…|[.·。]{2,})\s*$/.test(p.text) ? answerSlot(page, p.box, p.box.x + p.box.w - 0.3 * p.box.h, 1.5) : undefined;
+    const open = pieces.flatMap((p) => {
+      const slot = p.arithmetic ? slotOf(p) : undefined;
+      return slot ? [{ p, slot }] : [];
+    });
     if (open.length === 0) return;
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
     // of paper is what the recogniser misses.
-    const inked = open.map((p) => ({ p, slot: inkBox(page, answerSlot(page, p.box, p.equalsX), p.box.h) })).filter((x): x is { p: PageItem; slot: Box } => x.slot !== undefined);
+    const inked = open.map(({ p, slot }) => ({ p, slot: inkBox(page, slot, p.box.h) })).filter((x): x is { p: PageItem; slot: Box } => x.slot !== undefined);
     if (inked.length === 0) return;
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
     inked.forEach(({ p, slot }, i) => {
       const r = read[i];
-      const answer = r?.text.replace(/\s+/g, '') ?? '';
+      const answer = r?.text.replace(/\s+/g, '').replace(/^[….·。]+/, '') ?? '';
       if (!r || !/\d/.test(answer) || r.confidence < 0.5) {
         // Something is written there that cannot be read: never call it blank.
         p.minCharConfidence = Math.min(p.minCharConfidence, UNREAD_SIGN_CONFIDENCE);
@@ -442,11 +449,11 @@ function bareBetween(page: Mat, line: Box, gap: { x0: number; x1: number }): boo
   return inkBox(page, { x, y: Math.round(line.y + 0.15 * line.h), w: Math.min(w, page.cols - x), h: Math.round(0.7 * line.h) }, line.h) === undefined;
 }
 
-/** Where a child writes the answer: right of the equals sign, about three characters wide. */
-function answerSlot(page: Mat, b: Box, equalsX: number | undefined): Box {
-  const x = Math.min(page.cols - 2, Math.round(equalsX !== undefined ? equalsX + 1 : b.x + b.w));
+/** Where a child writes the answer: right of `from` (the equals sign), `widthInLines` line heights wide. */
+function answerSlot(page: Mat, b: Box, from: number | undefined, widthInLines: number): Box {
+  const x = Math.min(page.cols - 2, Math.round(from !== undefined ? from + 1 : b.x + b.w));
   const y = Math.max(0, Math.round(b.y - 0.3 * b.h));
-  return { x, y, w: Math.max(2, Math.min(page.cols - x, Math.round(3.5 * b.h))), h: Math.max(2, Math.min(page.rows - y, Math.round(1.6 * b.h))) };
+  return { x, y, w: Math.max(2, Math.min(page.cols - x, Math.round(widthInLines * b.h))), h: Math.max(2, Math.min(page.rows - y, Math.round(1.6 * b.h))) };
 }
 
 /** An OCR character with what its ink says: `sure` when it confirms the reading, `alt` another reading it supports. */

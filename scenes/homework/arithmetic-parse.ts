@@ -222,6 +222,8 @@ function compareProblem(toks: Tok[], rel: number, text: string): Core {
   const l = evaluate(left.expr);
   const r = evaluate(right.expr);
   if (!l.ok || !r.ok) return ambiguous(text, 'division_by_zero');
+  // Grades 1–3 never compare a negative number: "5-11○6" is 5+11 with its + misread.
+  if (isNegative(l.value) || isNegative(r.value)) return ambiguous(text, 'negative_result');
   const c = compare(l.value, r.value);
   const sign = (toks[rel] as Tok).text;
   return {

@@ -108,6 +108,7 @@ describe('gradeProblem: comparisons', () => {
     ['0.5(=)1/2', 'correct', '=', undefined, 'compare'],
     ['45○54', 'incorrect', '<', 'blank', 'compare'],
     ['45＞54', 'incorrect', '<', 'wrong_sign', 'compare'],
+    ['5-11>6', 'uncertain', null, 'negative_result', 'ambiguous'],
     // The circle read as a bracket that never closes.
     ['24+33(=57', 'correct', '=', undefined, 'compare'],
     ['58+17(<85', 'correct', '<', undefined, 'compare'],
