@@ -23,6 +23,9 @@ describe('splitProblems', () => {
     // …and no cut when no place (or more than one) does: the merged piece stays ambiguous.
     ['23+45=567×8=56', ['23+45=567×8=56']],
     ['1+0=100+1=1', ['1+0=100+1=1']],
+    // …nor at a bracket after the operator whose digits could not be cut ("3×" is not lost).
+    ['10+5+28=303x(22-6)=48', ['10+5+28=303x(22-6)=48']],
+    ['10+5+28=433x(22-6)=48', ['10+5+28=43', '3x(22-6)=48']],
     // Answers that end in a remainder, a blank, a unit.
     ['17÷5=3 ……2 7×8=56', ['17÷5=3 ……2', '7×8=56']],
     ['30+()=50 7×8=56', ['30+()=50', '7×8=56']],

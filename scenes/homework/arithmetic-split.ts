@@ -143,6 +143,9 @@ export function splitProblems(lineText: string): string[] {
       mark = -1;
       continue;
     }
+    // "=303×(22-6)": an operand right after an operator belongs to the expression it is in; the
+    // cut, if any, was in the digits before that operator and could not be placed.
+    if (before?.type === 'op') continue;
     // "23+45= 7×8=56": nothing written, but the next problem is plainly a problem.
     if (toks.slice(mark + 1, s).every(isSep) && !signAhead(s)) continue;
     restart(s);

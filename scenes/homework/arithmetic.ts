@@ -30,7 +30,8 @@ import type { Rational } from './rational.js';
  * 6. A different answer is uncertain when a look-alike was guessed in it, when another reading
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
- *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), or when the confidence after the look-alike
+ *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), when a whole number is read with a leading zero
+ *    ('answer_misread': 64 read as 04), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
  *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
@@ -222,6 +223,8 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
   if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
   if (decimalPointMaybeLost(p)) return result('uncertain', 'decimal_point_maybe_lost');
+  // Nobody writes 64 as "04": a leading zero is a digit the recogniser misread.
+  if (p.kind !== 'compare' && /^0\d/.test(withoutUnit(p.studentAnswer, p.unit))) return result('uncertain', 'answer_misread');
   // A bracket the lamp put back: whatever else OCR lost is unknown.
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
