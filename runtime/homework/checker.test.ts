@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
-import { comparisonSideTooWide, joinFragments, lineRole, pageItems, readSignsFromInk, withCircleSigns } from './checker.js';
+import { comparisonMisread, joinFragments, lineRole, pageItems, readSignsFromInk, withCircleSigns } from './checker.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -115,13 +115,18 @@ describe('a printed sign the recogniser dropped from a comparison', () => {
   const graded = (question: string) => ({ question, student_answer: '<', correct_answer: '>', verdict: 'incorrect' as const, confidence: 0.97, kind: 'compare' as const });
 
   it('"9x6" read as "96" is wider than two digits; a real "96" is not', () => {
-    expect(comparisonSideTooWide(printed('9x6', '55'), item('96<55'), graded('96○55'), [circle])).toBe(true);
-    expect(comparisonSideTooWide(printed('96', '55'), item('96<55'), graded('96○55'), [circle])).toBe(false);
+    expect(comparisonMisread(printed('9x6', '55'), item('96<55'), graded('96○55'), [circle])).toBe(true);
+    expect(comparisonMisread(printed('96', '55'), item('96<55'), graded('96○55'), [circle])).toBe(false);
+  });
+
+  it('two bare numbers two or more digits apart in length lost a sign between them (24+35 read as 2435)', () => {
+    expect(comparisonMisread(printed('2435', '60'), item('2435<60'), graded('2435○60'), [])).toBe(true);
+    expect(comparisonMisread(printed('100', '99'), item('100>99'), graded('100○99'), [])).toBe(false);
   });
 
   it('only sides read as bare numbers are measured, and only with the circle found', () => {
-    expect(comparisonSideTooWide(printed('9x6', '55'), item('9×6<55'), graded('9×6○55'), [circle])).toBe(false);
-    expect(comparisonSideTooWide(printed('9x6', '55'), item('96<55'), graded('96○55'), [])).toBe(false);
+    expect(comparisonMisread(printed('9x6', '55'), item('9×6<55'), graded('9×6○55'), [circle])).toBe(false);
+    expect(comparisonMisread(printed('9x6', '55'), item('96<55'), graded('96○55'), [])).toBe(false);
   });
 });
 

@@ -270,21 +270,30 @@ export class HomeworkChecker {
   }
 
   /**
+   * Grades a problem, and before calling it wrong checks that the ink agrees with the reading:
+   * no + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
+   * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
+   */
+  private grade(page: Mat, erased: Mat, circles: Circle[], piece: PageItem): GradeResult {
+    const g = this.gradeWithSigns(page, piece);
+    if (g.verdict !== 'incorrect') return g;
+    // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
+    // shown as that ÷, which is what the page most likely says).
+    const other = this.alternateReading(piece);
+    if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
+    if (other) return other;
+    if (g.kind === 'compare' && comparisonMisread(erased, piece, g, circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
+    return g;
+  }
+
+  /**
    * Grades a problem with what the ink says about its operators. An operator whose ink is
    * unmistakable (a ÷ with both dots, a bare -) is not taken for its look-alike. When the answer
    * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
    * + has no crossing, the ink decides: correct. Only a right answer is ever concluded this way.
    */
-  private grade(page: Mat, erased: Mat, circles: Circle[], piece: PageItem): GradeResult {
-    const g = this.gradeWithSigns(page, piece);
-    // "9×6○55" read as "96○55": a printed sign the recogniser dropped silently. Before a
-    // comparison is called wrong, the ink of its numbers must be as wide as the digits read.
-    return g.verdict === 'incorrect' && g.kind === 'compare' && comparisonSideTooWide(erased, piece, g, circles) ? { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' } : g;
-  }
-
   private gradeWithSigns(page: Mat, piece: PageItem): GradeResult {
-    const notes = (piece.ink ?? []).map((n) => ({ ...n, index: rawIndex(piece.text, n.at, n.read) }));
-    const inkConfirmed = new Set(notes.flatMap((n) => (n.sure && n.index !== undefined ? [n.index] : [])));
+    const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece.text, n.at, n.read) ?? -1] : [])));
     const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed };
     const opts = { minConfidence: this.opts.minConfidence };
     const g = gradeProblem(input, opts);
@@ -294,12 +303,19 @@ export class HomeworkChecker {
       return { ...g, verdict: 'incorrect', reason: 'blank' };
     }
     if (g.verdict !== 'uncertain' || g.reason !== 'operator_may_be_misread') return g;
-    for (const n of notes) {
-      if (!n.alt || n.index === undefined) continue;
-      const other = gradeProblem({ ...input, text: piece.text.slice(0, n.index) + n.alt + piece.text.slice(n.index + n.read.length) }, opts);
-      if (other.verdict === 'correct') return { ...other, reason: 'sign_read_from_ink' };
+    const other = this.alternateReading(piece);
+    return other?.verdict === 'correct' ? { ...other, reason: 'sign_read_from_ink' } : g;
+  }
+
+  /** The problem graded with the first other reading its ink supports (a + without a crossing read as ÷). */
+  private alternateReading(piece: PageItem): GradeResult | undefined {
+    for (const n of piece.ink ?? []) {
+      const index = n.alt ? rawIndex(piece.text, n.at, n.read) : undefined;
+      if (n.alt === undefined || index === undefined) continue;
+      const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
+      return gradeProblem({ text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence }, { minConfidence: this.opts.minConfidence });
     }
-    return g;
+    return undefined;
   }
 
   /**
@@ -418,21 +434,25 @@ function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
 }
 
 /**
- * Whether a side of a comparison read as a bare number is wider than its digits: a printed
- * digit is at most 0.76 of its height wide (measured on the synthetic pages, spacing included),
- * while "9×6" read as "96" is 0.93 or more per digit.
+ * Whether a comparison read with bare numbers lost a printed sign: its numbers are two or more
+ * digits apart in length ("24+35○60" read as "2435○60"), or a side is wider in ink than its
+ * digits — a printed digit is at most 0.76 of its height wide (measured on the synthetic pages,
+ * spacing included), while "9×6" read as "96" is 0.93 or more per digit.
  */
-export function comparisonSideTooWide(erased: Mat, piece: PageItem, g: GradeResult, circles: Circle[]): boolean {
+export function comparisonMisread(erased: Mat, piece: PageItem, g: GradeResult, circles: Circle[]): boolean {
+  const [left, right] = g.question.split('○');
+  if (left === undefined || right === undefined) return false;
+  const bare = (t: string): boolean => /^\d+$/.test(t);
+  if (bare(left) && bare(right) && Math.abs(left.length - right.length) >= 2) return true;
   const b = piece.box;
   const c = circles.find((c) => c.x > b.x && c.x < b.x + b.w && c.y > b.y && c.y < b.y + b.h);
-  const [left, right] = g.question.split('○');
-  if (!c || left === undefined || right === undefined) return false;
+  if (!c) return false;
   const sides = [
     { text: left, box: { ...b, w: c.x - c.r - b.x } },
     { text: right, box: { ...b, x: c.x + c.r, w: b.x + b.w - c.x - c.r } },
   ];
   return sides.some(({ text, box }) => {
-    if (!/^\d+$/.test(text)) return false;
+    if (!bare(text)) return false;
     const ink = inkExtent(erased, box);
     return ink !== undefined && ink.w > MAX_DIGIT_WIDTH * text.length * ink.h;
   });
