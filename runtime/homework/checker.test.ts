@@ -50,6 +50,18 @@ describe('page items from OCR lines', () => {
     ]);
   });
 
+  it("the dots of a remainder do not count towards a problem's confidence; its digits and signs do", () => {
+    const l = line('16÷5=3......1', 50, 10);
+    l.chars = l.chars.map((c) => (c.text === '.' ? { ...c, confidence: 0.45 } : c));
+    const [item] = pageItems([{ ...l, confidence: 0.8, minCharConfidence: 0.45 }]);
+    expect(item?.confidence).toBeCloseTo(0.97);
+    expect(item?.minCharConfidence).toBeCloseTo(0.97);
+    // A lone dot is a decimal point and counts.
+    const d = line('2.5-0.1=2.4', 50, 10);
+    d.chars = d.chars.map((c) => (c.text === '.' ? { ...c, confidence: 0.45 } : c));
+    expect(pageItems([{ ...d, minCharConfidence: 0.45 }])[0]?.minCharConfidence).toBeCloseTo(0.45);
+  });
+
   it('a question keeps the answer lines under it, and headings end it', () => {
     const items = pageItems([line('三、解决问题。', 50, 10), line('树上有38只小鸟，又飞来22只，一共有几只？', 50, 50), line('答：60只', 50, 90), line('四、口算。', 50, 130), line('7×8=56', 50, 170)]);
     expect(items.map((i) => [i.text, i.answer, i.arithmetic])).toEqual([

@@ -98,11 +98,29 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
   return out;
 }
 
+const DOT = /^[.·。…]$/;
+
+/**
+ * Mean and lowest confidence of a problem's characters, leaving out the dots of a remainder's
+ * "……": the recogniser is never sure how many dots it saw (0.5 is usual), and their number does
+ * not matter — any run of dots is read as "……".
+ */
+function confidenceOf(chars: Char[]): { confidence: number; minCharConfidence: number } {
+  const counted = chars.filter((c, i) => !(c.text === '…' || (DOT.test(c.text) && (DOT.test(chars[i - 1]?.text ?? '') || DOT.test(chars[i + 1]?.text ?? '')))));
+  const used = counted.length ? counted : chars;
+  return { confidence: used.reduce((s, c) => s + c.confidence, 0) / used.length, minCharConfidence: Math.min(...used.map((c) => c.confidence)) };
+}
+
 /** Splits a line holding several problems of a drill row and gives each its own box from the character positions. */
 export function piecesOf(line: OcrLine): Piece[] {
   const parts = splitProblems(line.text);
   const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
-  if (parts.length <= 1 || line.chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars) }];
+  if (parts.length <= 1 || line.chars.length === 0) {
+    // A confidence lowered for the whole line (a lost comparison sign) stays lowered.
+    const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence));
+    const { confidence, minCharConfidence } = confidenceOf(chars);
+    return [{ text: line.text, confidence: chars.length ? confidence : line.confidence, minCharConfidence: lowered || !chars.length ? line.minCharConfidence : minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars) }];
+  }
   const pieces: Piece[] = [];
   let at = 0;
   for (const part of parts) {
@@ -114,8 +132,7 @@ export function piecesOf(line: OcrLine): Piece[] {
     const x1 = Math.max(...mine.map((c) => c.x1));
     pieces.push({
       text: part,
-      confidence: mine.reduce((s, c) => s + c.confidence, 0) / mine.length,
-      minCharConfidence: Math.min(...mine.map((c) => c.confidence)),
+      ...confidenceOf(mine),
       box: { x: Math.max(line.box.x, x0), y: line.box.y, w: Math.max(1, Math.min(line.box.x + line.box.w, x1) - Math.max(line.box.x, x0)), h: line.box.h },
       equalsX: equalsEnd(mine),
       ink: inkNotesOf(mine),
