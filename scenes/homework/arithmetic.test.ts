@@ -310,6 +310,7 @@ describe('marks OCR loses', () => {
     ['2.5-0.1=24', 'decimal_point_maybe_lost'],
     ['0.5+0.3=8', 'decimal_point_maybe_lost'],
     ['0.1+0.1=02', 'decimal_point_maybe_lost'],
+    ['0.2+0.9=1', 'decimal_point_maybe_lost'],
     ['77-13=04', 'answer_misread'],
     ['40+7=5.5', 'operator_may_be_misread'], // 40÷7=5……5 with ÷ and …… both misread
     ['43+6=7', 'operator_may_be_misread'], // 43÷6=7……1 with the remainder lost

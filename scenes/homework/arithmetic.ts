@@ -147,12 +147,15 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: Read
   return false;
 }
 
-/** 2.5-0.1 answered 24, 0.1+0.1 answered 02 or 2: the decimal point is a dot OCR easily loses. */
+/**
+ * 2.5-0.1 answered 24, 0.1+0.1 answered 02 or 2, 0.2+0.9 answered 1: the decimal point is a dot
+ * OCR easily loses, and what follows it sometimes goes with it.
+ */
 function decimalPointMaybeLost(p: Gradable): boolean {
   const right = correctAnswer(p);
   const written = withoutUnit(p.studentAnswer, p.unit);
   const digits = (s: string): string => s.replace('.', '').replace(/^0+(?=\d)/, '');
-  return right !== null && right.includes('.') && !written.includes('.') && digits(written) === digits(right);
+  return right !== null && right.includes('.') && !written.includes('.') && (digits(written) === digits(right) || written === right.split('.')[0]);
 }
 
 /**
