@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cv, type Mat } from '../cv.js';
-import { hasDotsAboveAndBelow, isBareBar, lacksCrossing } from './signs.js';
+import { hasDotsAboveAndBelow, isBareBar, isDiagonalCross, lacksCrossing } from './signs.js';
 
-type Sign = '+' | '-' | '÷';
+type Sign = '+' | '-' | '÷' | '×';
 
 /** A printed line "0 ? 0" on white paper: a bold 0 each side (strokes 4 px, the sign 2 px) and the sign at x 60–76; the line box is 40 px high. */
 function line(sign: Sign, blur: number): Mat {
@@ -10,7 +10,10 @@ function line(sign: Sign, blur: number): Mat {
   const ink = new cv.Vec3(40, 40, 40);
   const p = (x: number, y: number) => new cv.Point2(x, y);
   for (const x of [25, 115]) m.drawEllipse(new cv.RotatedRect(p(x, 30), new cv.Size(16, 26), 0), ink, 4);
-  m.drawLine(p(60, 30), p(76, 30), ink, 2);
+  if (sign === '×') {
+    m.drawLine(p(62, 24), p(74, 36), ink, 2);
+    m.drawLine(p(62, 36), p(74, 24), ink, 2);
+  } else m.drawLine(p(60, 30), p(76, 30), ink, 2);
   if (sign === '+') m.drawLine(p(68, 22), p(68, 38), ink, 2);
   if (sign === '÷') {
     m.drawCircle(p(68, 23), 1, ink, -1);
@@ -41,6 +44,13 @@ describe('operator signs in the ink', () => {
     expect(isBareBar(...at('-', 1.2))).toBe(true);
     expect(isBareBar(...at('÷', 1.2))).toBe(false);
     expect(isBareBar(...at('+', 1.2))).toBe(false);
+  });
+
+  it('a × is a cross of diagonals, a + is not', () => {
+    for (const blur of [0, 0.8]) {
+      expect(isDiagonalCross(...at('×', blur))).toBe(true);
+      expect(isDiagonalCross(...at('+', blur))).toBe(false);
+    }
   });
 
   it('tells nothing on a faint, washed-out line', () => {

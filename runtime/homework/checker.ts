@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, isBareBar, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, isBareBar, isDiagonalCross, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
@@ -259,6 +259,7 @@ export class HomeworkChecker {
     const boxes = new Map<number, Box>();
     const pieces = pageItems(lines.map((l) => readSignsFromInk(page, l)));
     await this.readMissingAnswers(page, pieces);
+    const ink: PageInk = { page, erased, circles };
     for (const piece of pieces) {
       const index = items.length + 1;
       boxes.set(index, piece.box);
@@ -268,7 +269,7 @@ export class HomeworkChecker {
         items.push({ index, question: piece.text, student_answer: piece.answer ?? '', correct_answer: null, verdict: 'uncertain', confidence, bbox, kind: 'not_arithmetic', reason: 'not_arithmetic', judged_by: 'lamp' });
         continue;
       }
-      const g = this.grade(page, erased, circles, piece);
+      const g = this.grade(ink, piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
     const crops = new Map<number, Buffer>();
@@ -291,15 +292,15 @@ export class HomeworkChecker {
    * no + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
    * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
    */
-  private grade(page: Mat, erased: Mat, circles: Circle[], piece: PageItem): GradeResult {
-    const g = this.gradeWithSigns(page, piece);
+  private grade(ink: PageInk, piece: PageItem): GradeResult {
+    const g = this.gradeWithSigns(ink.page, piece);
     if (g.verdict !== 'incorrect') return g;
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
     const other = this.alternateReading(piece);
     if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
-    if (g.kind === 'compare' && comparisonMisread(erased, piece, g, circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
+    if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
     return g;
   }
 
@@ -384,6 +385,9 @@ function rawIndex(text: string, at: number, read: string): number | undefined {
   }
   return undefined;
 }
+
+/** The page as the grader's checks see it: the flat page, the page with its circles painted out, and the circles. */
+interface PageInk { page: Mat; erased: Mat; circles: Circle[] }
 
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 const UNREAD_SIGN_CONFIDENCE = 0.2;
@@ -499,13 +503,17 @@ type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
 /**
  * The operators of a line, looked at in the ink. A ÷ whose dots the recogniser did not see reads
  * as + or -: where the ink has a bar with a dot above and below, it is ÷ (and sure). A - that is
- * a bare bar is sure. A + whose strokes do not cross keeps its reading with ÷ as another one.
+ * a bare bar is sure, and so is an x or × whose ink is a cross of diagonals. A + whose strokes
+ * do not cross keeps its reading with ÷ as another one.
  * An "=" read as 元, 年 or m is put back (see `lostEquals`).
  */
 export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
   const equals = lostEquals(line);
   const chars = line.chars.map((c, i): Char => {
     if (i === equals) return { ...c, text: '=', confidence: EQUALS_GUESSED };
+    // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
+    // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
+    if (/^[x×X]$/.test(c.text)) return isDiagonalCross(page, line.box, c.x0, c.x1) ? { ...c, sure: true } : c;
     if (c.text !== '+' && c.text !== '-' && c.text !== '÷') return c;
     // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
     if (c.text !== '÷' && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };

@@ -300,6 +300,9 @@ describe('operators the recogniser confuses', () => {
     expect(gradeProblem({ text: '13-11=12', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
     expect(gradeProblem({ text: '13-11=12', confidence: 0.99, inkConfirmed: new Set([2]) })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '56 ÷ 7 = 49', confidence: 0.99, inkConfirmed: new Set([3]) })).toMatchObject({ verdict: 'incorrect' });
+    // 3x3=6: the x could be a + (3+3=6), unless its ink is a cross of diagonals.
+    expect(gradeProblem({ text: '3x3=6', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'look_alike_in_question' });
+    expect(gradeProblem({ text: '3x3=6', confidence: 0.99, inkConfirmed: new Set([1]) })).toMatchObject({ verdict: 'incorrect' });
     // A confirmation elsewhere in the line leaves the other operator's look-alike open.
     expect(gradeProblem({ text: '(13+35)+6=8', confidence: 0.99, inkConfirmed: new Set([3]) })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
   });

@@ -50,8 +50,8 @@ export interface GradeInput {
   /** Confidence of its least certain character, 0–1. */
   minCharConfidence?: number;
   /**
-   * Positions in `text` of operators the page's ink confirms (a ÷ with both dots, a bare -):
-   * they are never taken for their look-alikes.
+   * Positions in `text` of operators the page's ink confirms (a ÷ with both dots, a bare -, an x
+   * that is a cross of diagonals): they are never taken for their look-alikes.
    */
   inkConfirmed?: ReadonlySet<number>;
 }
@@ -106,9 +106,11 @@ const OPERATORS = ['+', '-', '×', '÷'];
  * ÷, 一 for -, a space or 。 dropped between digits) turns the child's answer right: then a
  * "wrong" answer may be the lamp's misreading.
  */
-function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions): boolean {
+function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions, confirmed: ReadonlySet<number>): boolean {
   const text = a.normalised.text;
   for (const g of p.guesses.question) {
+    const from = a.normalised.source[g.at];
+    if (from && confirmed.has(from[0])) continue;
     // A guessed operator may be another operator; a dropped mark between digits may be a
     // decimal point or an operator.
     const replaced = g.length === 1 && OPERATORS.includes(g.to);
@@ -230,9 +232,9 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (p.kind !== 'compare' && /^0\d/.test(withoutUnit(p.studentAnswer, p.unit))) return result('uncertain', 'answer_misread');
   // A bracket the lamp put back: whatever else OCR lost is unknown.
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
-  if (rightUnderAnotherReading(a, p, opts)) return result('uncertain', 'look_alike_in_question');
-  // Not for comparisons: with three possible signs some other reading nearly always fits.
   const confirmed = text === input.text ? (input.inkConfirmed ?? new Set<number>()) : new Set<number>();
+  if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
+  // Not for comparisons: with three possible signs some other reading nearly always fits.
   if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
