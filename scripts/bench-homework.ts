@@ -13,6 +13,7 @@ import { HomeworkChecker } from '../runtime/homework/checker.js';
 import type { CheckedItem } from '../scenes/homework/types.js';
 import { launchChromium } from '../test/helpers/browser.js';
 import { type TruthItem, makeSheet, photographSheet } from './homework-pages/generate.js';
+import { matchTruth } from './homework-pages/match.js';
 import { LEVELS } from './homework-pages/photo.js';
 
 const { values } = parseArgs({ options: { pages: { type: 'string', default: '10' }, seed: { type: 'string', default: '1000' }, verbose: { type: 'boolean', default: false } } });
@@ -26,13 +27,6 @@ function median(xs: number[]): number {
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
-}
-
-type Box = [number, number, number, number];
-function overlap(a: Box, b: Box): number {
-  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
-  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
-  return w > 0 && h > 0 ? (w * h) / Math.min(a[2] * a[3], b[2] * b[3]) : 0;
 }
 
 interface Tally {
@@ -64,16 +58,11 @@ try {
       t.pages++;
       t.times.push({ total, ...r.timings_ms });
       const found: CheckedItem[] = r.check.ok ? r.check.items : [];
-      const used = new Set<CheckedItem>();
-      for (const gt of truth.items as TruthItem[]) {
+      const items = truth.items as TruthItem[];
+      const matched = matchTruth(items, found);
+      for (const [k, gt] of items.entries()) {
         t.items++;
-        let best: CheckedItem | undefined;
-        let bestOverlap = 0.3;
-        for (const it of found) {
-          const o = overlap(gt.bbox as Box, it.bbox);
-          if (o > bestOverlap && !used.has(it)) [best, bestOverlap] = [it, o];
-        }
-        if (best) used.add(best);
+        const best = matched[k];
         const verdict = best?.verdict ?? 'missed';
         if (verdict === gt.verdict) t.right++;
         if (verdict === 'uncertain') t.uncertain++;

@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { matchTruth } from '../scripts/homework-pages/match.js';
 import { tempDir } from './helpers/app.js';
 import { runCli, startLampProcess } from './helpers/lamp-process.js';
 
@@ -195,12 +196,6 @@ describe('lamp recite-check --jsonl', () => {
 describe('lamp grade-page --jsonl', () => {
   type Box = [number, number, number, number];
   interface Item { question: string; student_answer: string; correct_answer: string | null; verdict: string; confidence: number; bbox: Box; kind: string }
-  /** Overlap of two boxes as a share of the smaller one. */
-  const overlap = (a: Box, b: Box): number => {
-    const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
-    const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
-    return w > 0 && h > 0 ? (w * h) / Math.min(a[2] * a[3], b[2] * b[3]) : 0;
-  };
   const fixture = (name: string) => path.join('test', 'fixtures', 'homework', name);
 
   it('grades the photographed fixture pages against their truth: no right answer marked wrong, and bad images get an error while the rest are graded', () => {
@@ -222,10 +217,9 @@ describe('lamp grade-page --jsonl', () => {
       expect(got.timings_ms).toEqual({ preprocess: expect.any(Number), ocr: expect.any(Number), grade: expect.any(Number) });
       expect(got.summary).toMatchObject({ total: got.items.length });
       const truth = JSON.parse(readFileSync(fixture(`${page}.json`), 'utf8')) as { items: { verdict: string; bbox: Box }[] };
-      const used = new Set<Item>();
-      for (const t of truth.items) {
-        const best = got.items.filter((it) => !used.has(it) && overlap(t.bbox, it.bbox) > 0.3).sort((a, b) => overlap(t.bbox, b.bbox) - overlap(t.bbox, a.bbox))[0];
-        if (best) used.add(best);
+      const matched = matchTruth(truth.items, got.items);
+      for (const [k, t] of truth.items.entries()) {
+        const best = matched[k];
         // The worst outcome for a child: a right answer marked wrong.
         if (t.verdict === 'correct') expect(best?.verdict, `${page}: ${JSON.stringify(best)}`).not.toBe('incorrect');
         if (!page.startsWith('hard')) {

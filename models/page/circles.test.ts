@@ -12,12 +12,10 @@ function drawn(sign: '>' | '<' | '=' | ''): ReturnType<typeof cv.Mat.prototype.c
   const ink = new cv.Vec3(60, 60, 60);
   m.drawCircle(new cv.Point2(100, 60), 18, ink, 2, cv.LINE_AA);
   const p = (x: number, y: number) => new cv.Point2(x, y);
-  if (sign === '') {
-    // nothing written
-  } else if (sign === '=') {
+  if (sign === '=') {
     m.drawLine(p(92, 55), p(108, 55), new cv.Vec3(150, 60, 20), 2);
     m.drawLine(p(92, 65), p(108, 65), new cv.Vec3(150, 60, 20), 2);
-  } else {
+  } else if (sign !== '') {
     const [a, b] = sign === '>' ? [92, 108] : [108, 92];
     m.drawLine(p(a, 52), p(b, 60), new cv.Vec3(150, 60, 20), 2);
     m.drawLine(p(b, 60), p(a, 68), new cv.Vec3(150, 60, 20), 2);

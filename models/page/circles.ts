@@ -1,5 +1,5 @@
 import { cv, type Mat } from '../cv.js';
-import { requireImage } from './image.js';
+import { inkMarks, requireImage } from './image.js';
 
 export interface Circle {
   x: number;
@@ -101,12 +101,7 @@ export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | '' | und
   // Only the disc inside the ring: the square's corners would reach the ring itself.
   const t = Math.round(c.r);
   ink.drawCircle(new cv.Point2(c.x - x, c.y - y), Math.round(c.r * 0.72) + Math.ceil(t / 2), new cv.Vec3(0, 0, 0), t);
-  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
-  const parts: { x: number; y: number; w: number; h: number; area: number }[] = [];
-  for (let i = 1; i < stats.rows; i++) {
-    const p = { x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) };
-    if (p.area >= 4) parts.push(p);
-  }
+  const parts = inkMarks(ink).filter((p) => p.area >= 4);
   const bars = parts.filter((p) => p.w >= 2 * p.h && p.w >= 0.3 * w);
   if (parts.length === 2 && bars.length === 2) return '=';
   const main = [...parts].sort((a, b) => b.area - a.area)[0];

@@ -36,6 +36,25 @@ export function toGray(img: Mat): Mat {
   return img.cvtColor(img.channels === 4 ? cv.COLOR_BGRA2GRAY : cv.COLOR_BGR2GRAY);
 }
 
+/** One connected mark of ink in a 0/255 mask: its bounding box and its area in pixels. */
+export interface InkMark { x: number; y: number; w: number; h: number; area: number }
+
+/** The marks of a 0/255 ink mask (its connected components, the background left out). */
+export function inkMarks(mask: Mat): InkMark[] {
+  const { stats } = mask.connectedComponentsWithStats() as unknown as { stats: Mat };
+  const marks: InkMark[] = [];
+  for (let i = 1; i < stats.rows; i++) marks.push({ x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) });
+  return marks;
+}
+
+/** The box around some marks; undefined when there are none. */
+export function markBounds(marks: InkMark[]): { x: number; y: number; w: number; h: number } | undefined {
+  if (marks.length === 0) return undefined;
+  const x = Math.min(...marks.map((m) => m.x));
+  const y = Math.min(...marks.map((m) => m.y));
+  return { x, y, w: Math.max(...marks.map((m) => m.x + m.w)) - x, h: Math.max(...marks.map((m) => m.y + m.h)) - y };
+}
+
 /** Milliseconds since `start` (from performance.now()), rounded to 0.1 ms. */
 export function since(start: number): number {
   return Math.round((performance.now() - start) * 10) / 10;

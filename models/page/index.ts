@@ -1,6 +1,6 @@
 /** The homework page pipeline: fixed OpenCV steps from a camera photo to a flat, clean page cut into lines and problems. */
 export { decodeImage, MAX_IMAGE_BYTES } from './decode.js';
-export { MIN_IMAGE_SIDE } from './image.js';
+export { inkMarks, markBounds, MIN_IMAGE_SIDE, type InkMark } from './image.js';
 export { assessQuality, HINTS } from './quality.js';
 export { findPageQuad, detectPage, orderCorners, quadArea, type PageDetection } from './quad.js';
 export { warpPage, PAGE_LONG_SIDE } from './warp.js';

@@ -1,4 +1,5 @@
 import { cv, type Mat } from '../cv.js';
+import { type InkMark, inkMarks, markBounds } from './image.js';
 
 /**
  * The shapes of printed operators, read from the ink where the recogniser put one. Blur on a
@@ -30,14 +31,10 @@ export function hasDotsAboveAndBelow(page: Mat, line: Box, x0: number, x1: numbe
 }
 
 function dotsAboveAndBelow(ink: Mat, h: number): boolean {
-  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
-  const parts: { x: number; y: number; w: number; h: number; area: number }[] = [];
-  for (let i = 1; i < stats.rows; i++) {
-    parts.push({ x: stats.at(i, 0), y: stats.at(i, 1), w: stats.at(i, 2), h: stats.at(i, 3), area: stats.at(i, 4) });
-  }
+  const parts = inkMarks(ink);
   const bar = parts.filter((p) => p.w > p.h * 1.5 && p.w >= 0.3 * ink.cols).sort((a, b) => b.area - a.area)[0];
   if (!bar) return false;
-  const dot = (p: { x: number; w: number; h: number; area: number }): boolean => p !== bar && p.area >= 2 && p.h <= 0.35 * h && p.x + p.w > bar.x && p.x < bar.x + bar.w;
+  const dot = (p: InkMark): boolean => p !== bar && p.area >= 2 && p.h <= 0.35 * h && p.x + p.w > bar.x && p.x < bar.x + bar.w;
   const above = parts.some((p) => dot(p) && p.y + p.h <= bar.y);
   const below = parts.some((p) => dot(p) && p.y >= bar.y + bar.h);
   return above && below;
@@ -105,17 +102,13 @@ export function isDiagonalCross(page: Mat, line: Box, x0: number, x1: number): b
   const { minVal, maxVal } = gray.minMaxLoc();
   if (maxVal - minVal < MIN_CONTRAST) return false;
   const ink = gray.threshold(minVal + 0.5 * (maxVal - minVal), 255, cv.THRESH_BINARY_INV);
-  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
   // The sign: the biggest mark whose box holds the cell's centre.
   const [cx, cy] = [gray.cols / 2, gray.rows / 2];
-  let best = -1;
-  for (let i = 1; i < stats.rows; i++) {
-    const [x, y, w, h] = [0, 1, 2, 3].map((k) => stats.at(i, k)) as [number, number, number, number];
-    if (x <= cx && cx <= x + w && y <= cy && cy <= y + h && (best < 0 || stats.at(i, 4) > stats.at(best, 4))) best = i;
-  }
-  if (best < 0) return false;
-  const [x, y, w, h] = [0, 1, 2, 3].map((k) => stats.at(best, k)) as [number, number, number, number];
-  if (w < 4 || h < 4) return false;
+  const sign = inkMarks(ink)
+    .filter((m) => m.x <= cx && cx <= m.x + m.w && m.y <= cy && cy <= m.y + m.h)
+    .sort((a, b) => b.area - a.area)[0];
+  if (!sign || sign.w < 4 || sign.h < 4) return false;
+  const { x, y, w, h } = sign;
   const r = Math.max(1, Math.round(0.12 * Math.min(w, h)));
   /** Ink in the small square around (fx, fy) of the sign's box, as fractions of its size. */
   const inked = (fx: number, fy: number): boolean => {
@@ -143,10 +136,10 @@ function stripProfile(gray: Mat): number[] {
 }
 
 /**
- * The extent of the ink in a box (Otsu on its grey levels; specks under 1 % of the box height
- * squared are noise): how wide and how tall what is printed there is.
+ * The box around the ink in a box, in its own pixels (Otsu on its grey levels; specks under 1 % of
+ * the box height squared are noise): how wide and how tall what is printed there is.
  */
-export function inkExtent(page: Mat, box: Box): { w: number; h: number } | undefined {
+export function inkExtent(page: Mat, box: Box): Box | undefined {
   const x = Math.max(0, Math.round(box.x));
   const y = Math.max(0, Math.round(box.y));
   const w = Math.min(Math.round(box.w), page.cols - x);
@@ -155,16 +148,6 @@ export function inkExtent(page: Mat, box: Box): { w: number; h: number } | undef
   const gray = page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray();
   const { minVal, maxVal } = gray.minMaxLoc();
   if (maxVal - minVal < MIN_CONTRAST) return undefined;
-  const ink = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
-  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
   const minArea = Math.max(4, 0.01 * h * h);
-  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (let i = 1; i < stats.rows; i++) {
-    if (stats.at(i, 4) < minArea) continue;
-    x0 = Math.min(x0, stats.at(i, 0));
-    y0 = Math.min(y0, stats.at(i, 1));
-    x1 = Math.max(x1, stats.at(i, 0) + stats.at(i, 2));
-    y1 = Math.max(y1, stats.at(i, 1) + stats.at(i, 3));
-  }
-  return x1 < 0 ? undefined : { w: x1 - x0, h: y1 - y0 };
+  return markBounds(inkMarks(gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU)).filter((m) => m.area >= minArea));
 }

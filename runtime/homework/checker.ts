@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, isBareBar, isDiagonalCross, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, inkMarks, markBounds, isBareBar, isDiagonalCross, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
@@ -407,11 +407,10 @@ export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: str
       if (own >= 0) {
         // The recogniser read the sign itself. An "=" in a circle is a comparison's answer, not
         // the equals of a sum: the circle goes in front of it ("42○=24").
+        // (What is left of a painted-out circle that still reads as "(" before the sign is the
+        // parser's to read: "24+33(=57".)
         const sign = chars[own] as OcrLine['chars'][number];
-        if (!/[=＝]/.test(sign.text)) continue;
-        // What is left of the painted-out circle may still read as a bracket in front of it.
-        const bracket = /^[(（]$/.test(chars[own - 1]?.text ?? '');
-        chars.splice(bracket ? own - 1 : own, bracket ? 1 : 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
+        if (/[=＝]/.test(sign.text) && !/^[(（]$/.test(chars[own - 1]?.text ?? '')) chars.splice(own, 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
         continue;
       }
       const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
@@ -432,26 +431,16 @@ export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: str
 function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
   const gray = page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h)).bgrToGray();
   const paper = gray.mean().w;
-  const ink = gray.threshold(Math.max(0, paper - 45), 255, cv.THRESH_BINARY_INV);
-  const { stats } = ink.connectedComponentsWithStats() as unknown as { stats: Mat };
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (let i = 1; i < stats.rows; i++) {
-    if (stats.at(i, 4) < 8) continue; // specks of noise
-    // The ends of the equals sign's bars reach into the slot's left edge; a digit is taller.
-    if (stats.at(i, 0) === 0 && stats.at(i, 3) < 0.35 * lineH) continue;
-    x0 = Math.min(x0, stats.at(i, 0));
-    y0 = Math.min(y0, stats.at(i, 1));
-    x1 = Math.max(x1, stats.at(i, 0) + stats.at(i, 2));
-    y1 = Math.max(y1, stats.at(i, 1) + stats.at(i, 3));
-  }
-  if (x1 < 0) return undefined;
+  const marks = inkMarks(gray.threshold(Math.max(0, paper - 45), 255, cv.THRESH_BINARY_INV)).filter(
+    // Specks of noise, and the ends of the equals sign's bars reaching into the slot's left edge (a digit is taller).
+    (m) => m.area >= 8 && !(m.x === 0 && m.h < 0.35 * lineH),
+  );
+  const ink = markBounds(marks);
+  if (!ink) return undefined;
   const pad = Math.round(0.25 * b.h);
-  const x = Math.max(0, b.x + x0 - pad);
-  const y = Math.max(0, b.y + y0 - pad);
-  return { x, y, w: Math.min(page.cols - x, x1 - x0 + 2 * pad), h: Math.min(page.rows - y, y1 - y0 + 2 * pad) };
+  const x = Math.max(0, b.x + ink.x - pad);
+  const y = Math.max(0, b.y + ink.y - pad);
+  return { x, y, w: Math.min(page.cols - x, ink.w + 2 * pad), h: Math.min(page.rows - y, ink.h + 2 * pad) };
 }
 
 /**
