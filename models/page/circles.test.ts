@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../runtime/paths.js';
-import { cv } from '../cv.js';
-import { eraseComparisonCircles, findComparisonCircles, readCircleSign } from './circles.js';
+import { cv, type Mat } from '../cv.js';
+import { eraseComparisonCircles, findComparisonCircles, guessCircleSign, readCircleSign } from './circles.js';
 import { preparePage } from './pipeline.js';
 
 /** White paper with a comparison circle holding `sign` at (100, 60), and a bold digit 0 at (220, 60). */
@@ -52,6 +52,19 @@ describe('comparison circles', () => {
     expect(readCircleSign(blur(page), circle as NonNullable<typeof circle>)).toBe('=');
     expect(readCircleSign(blur(drawn('>')), circle as NonNullable<typeof circle>)).toBe('>');
     expect(readCircleSign(blur(drawn('<')), circle as NonNullable<typeof circle>)).toBe('<');
+  });
+
+  it('guesses a sign blurred into a blob from how its ink is spread', () => {
+    const circle = { x: 100, y: 60, r: 18 };
+    const blur = (m: Mat) => m.gaussianBlur(new cv.Size(0, 0), 3);
+    expect(guessCircleSign(blur(drawn('>')), circle)).toBe('>');
+    expect(guessCircleSign(blur(drawn('<')), circle)).toBe('<');
+    // A printed "=" is about as wide as its bars are apart.
+    const equals = drawn('');
+    for (const y of [56, 64]) equals.drawLine(new cv.Point2(93, y), new cv.Point2(107, y), new cv.Vec3(150, 60, 20), 2);
+    expect(guessCircleSign(blur(equals), circle)).toBe('=');
+    // An empty circle has nothing to guess from.
+    expect(guessCircleSign(drawn(''), circle)).toBeUndefined();
   });
 
   it('erasing paints the ring white and keeps the sign', () => {

@@ -151,3 +151,75 @@ export function inkExtent(page: Mat, box: Box): Box | undefined {
   const minArea = Math.max(4, 0.01 * h * h);
   return markBounds(inkMarks(gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU)).filter((m) => m.area >= minArea));
 }
+
+/**
+ * Where a line's ink has a mark shaped like an equals sign, as x ranges in page pixels. On a
+ * blurred page the recogniser reads "=" as "-", drops it ("9+10=19" → "9+1019") or reads 元; the
+ * ink still shows it, as two bars each at least 0.34 H wide one above the other, or — on hard
+ * pages, where blur joins the bars — one block 0.25–0.55 H tall and 0.3–0.9 H wide in the middle
+ * of the line (H the digits' height; the ink cut halfway between the line's darkest ink and its
+ * paper). Measured on the synthetic medium and hard pages: a printed "-" is at most 0.17 H tall
+ * and 0.33 H wide, a ÷'s dots are specks. A blurred + or ÷ is a block of the same size, so this
+ * says where an "=" can be, not that one is there: the caller only looks where the recogniser
+ * read no operator.
+ */
+export function equalsSigns(page: Mat, line: Box): { x0: number; x1: number }[] {
+  const x = Math.max(0, Math.round(line.x));
+  const y = Math.max(0, Math.round(line.y));
+  const w = Math.min(Math.round(line.w), page.cols - x);
+  const h = Math.min(Math.round(line.h), page.rows - y);
+  if (w < 8 || h < 8) return [];
+  const gray = page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray();
+  const darkest = gray.minMaxLoc().minVal;
+  const paper = percentile(gray, 0.8);
+  if (paper - darkest < MIN_CONTRAST) return [];
+  // The darkest ink may be the answer's pen, and the printed signs much lighter: two cut-offs.
+  const found = [0.5, 0.6].flatMap((f) => equalsMarks(gray, darkest + f * (paper - darkest)).map((m) => ({ x0: x + m.x0, x1: x + m.x1 })));
+  const kept: { x0: number; x1: number }[] = [];
+  for (const m of found.sort((a, b) => a.x0 - b.x0)) if (!kept.some((k) => m.x0 < k.x1 && k.x0 < m.x1)) kept.push(m);
+  return kept;
+}
+
+function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {
+  const h = gray.rows;
+  const marks = inkMarks(gray.threshold(cut, 255, cv.THRESH_BINARY_INV)).filter((m) => m.area >= 4);
+  // Digits: the tall marks (a handwritten answer can be half as tall again as the printed ones, and
+  // makes the line box taller).
+  const digits = marks.filter((m) => m.h >= 0.35 * h);
+  if (digits.length === 0) return [];
+  const H = median(digits.map((m) => m.h));
+  const middle = median(digits.map((m) => m.y)) + H / 2;
+  const centred = (top: number, bottom: number): boolean => Math.abs((top + bottom) / 2 - middle) <= 0.2 * H;
+  const found: { x0: number; x1: number }[] = [];
+  const bars = marks.filter((m) => m.h < 0.25 * H && m.w >= 0.34 * H && m.w > 1.5 * m.h);
+  for (const a of bars) {
+    for (const b of bars) {
+      const overlap = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+      const between = b.y - (a.y + a.h);
+      if (a === b || between < 0 || between > 0.35 * H || overlap < 0.5 * Math.min(a.w, b.w) || !centred(a.y, b.y + b.h)) continue;
+      found.push({ x0: Math.min(a.x, b.x), x1: Math.max(a.x + a.w, b.x + b.w) });
+    }
+  }
+  for (const m of marks) {
+    if (m.h >= 0.25 * H && m.h <= 0.55 * H && m.w >= 0.3 * H && m.w <= 0.9 * H && centred(m.y, m.y + m.h)) found.push({ x0: m.x, x1: m.x + m.w });
+  }
+  return found;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+/** The grey level below which `share` of a grey image's pixels lie. */
+function percentile(gray: Mat, share: number): number {
+  const counts = new Array<number>(256).fill(0);
+  for (const v of gray.getData()) counts[v] = (counts[v] as number) + 1;
+  const target = share * gray.rows * gray.cols;
+  let seen = 0;
+  for (let v = 0; v < 256; v++) {
+    seen += counts[v] as number;
+    if (seen >= target) return v;
+  }
+  return 255;
+}

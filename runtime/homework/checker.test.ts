@@ -157,3 +157,69 @@ describe('an = the recogniser read as 元, 年 or m', () => {
     expect(readSignsFromInk(paper, line('4元6角', 10, 10)).text).toBe('4元6角');
   });
 });
+
+/**
+ * A printed line drawn in the cells of `line()` (20 px per character, the line box 30 px high
+ * at y): digits as bold 0s, "=" two bars, "-" a short bar, "+" a cross.
+ */
+function inked(text: string, x: number, y: number, blur: number) {
+  const m = new cv.Mat(y + 60, x + 20 * text.length + 40, cv.CV_8UC3, [255, 255, 255]);
+  const ink = new cv.Vec3(30, 30, 30);
+  const p = (px: number, py: number) => new cv.Point2(px, py);
+  const mid = y + 15;
+  [...text].forEach((ch, i) => {
+    const cx = x + 20 * i + 10;
+    if (/\d/.test(ch)) m.drawEllipse(new cv.RotatedRect(p(cx, mid), new cv.Size(12, 22), 0), ink, 3);
+    if (ch === '=') for (const dy of [-4, 4]) m.drawLine(p(cx - 6, mid + dy), p(cx + 6, mid + dy), ink, 2);
+    if (ch === '-') m.drawLine(p(cx - 3, mid + 1), p(cx + 3, mid + 1), ink, 2);
+    if (ch === '+') {
+      m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
+      m.drawLine(p(cx, mid - 6), p(cx, mid + 6), ink, 2);
+    }
+  });
+  return blur > 0 ? m.gaussianBlur(new cv.Size(0, 0), blur) : m;
+}
+
+describe('an = the recogniser lost, found in the ink', () => {
+  it.each([0, 1.5])('read as "-" ("8+9-7") it is put back where the ink has an = (blur %s), as a doubtful character', (blur) => {
+    const fixed = readSignsFromInk(inked('8+9=7', 10, 10, blur), line('8+9-7', 10, 10));
+    expect(fixed.text).toBe('8+9=7');
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+    expect(fixed.minCharConfidence).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('dropped ("9+1019") it goes between the digits it stands between', () => {
+    const read = line('9+10=19', 10, 10);
+    read.chars.splice(4, 1);
+    const fixed = readSignsFromInk(inked('9+10=19', 10, 10, 1), { ...read, text: '9+1019' });
+    expect(fixed.text).toBe('9+10=19');
+    expect(fixed.chars.map((c) => c.text).join('')).toBe('9+10=19');
+  });
+
+  it('a real minus stays a minus, and a line without an = in its ink stays as read', () => {
+    expect(readSignsFromInk(inked('12-3-4', 10, 10, 1), line('12-3-4', 10, 10)).text).toBe('12-3-4');
+    const read = line('9+1019', 10, 10);
+    expect(readSignsFromInk(inked('9+1019', 10, 10, 1), read).text).toBe('9+1019');
+  });
+
+  it('an "=" the recogniser hardly believed in is vouched for by the ink, up to a doubtful character', () => {
+    const read = line('28+4=7', 10, 10);
+    read.chars[4] = { ...(read.chars[4] as OcrLine['chars'][number]), confidence: 0.25 };
+    const vouched = readSignsFromInk(inked('28+4=7', 10, 10, 1), { ...read, minCharConfidence: 0.25 });
+    expect(vouched.minCharConfidence).toBeGreaterThanOrEqual(0.3);
+    expect(vouched.minCharConfidence).toBeLessThan(0.5);
+    // Where the ink has no "=", the doubt stays.
+    expect(readSignsFromInk(inked('28+4-7', 10, 10, 1), { ...read, minCharConfidence: 0.25 }).minCharConfidence).toBe(0.25);
+  });
+});
+
+describe('a remainder\'s dots read as one point', () => {
+  const paper = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
+
+  it('digits far apart around the point are "……"; a decimal point keeps its digits close', () => {
+    const far = line('45÷6=7.3', 10, 10);
+    far.chars[7] = { ...(far.chars[7] as OcrLine['chars'][number]), x0: 190, x1: 210 };
+    expect(readSignsFromInk(paper, far).text).toBe('45÷6=7……3');
+    expect(readSignsFromInk(paper, line('0.5+0.8=1.3', 10, 10)).text).toBe('0.5+0.8=1.3');
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, inkMarks, markBounds, isBareBar, isDiagonalCross, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, inkMarks, markBounds, equalsSigns, isBareBar, isDiagonalCross, guessCircleSign, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
@@ -36,6 +36,8 @@ interface Piece {
   ink?: InkNote[];
   /** Between the brackets of a fill-in blank read as "()": where the child's answer would be. */
   bracketGap?: { x0: number; x1: number };
+  /** The piece's characters as read (spaces left out), for grading it with another reading of one. */
+  chars?: Char[];
 }
 
 function bracketGapOf(chars: Char[]): Piece['bracketGap'] {
@@ -119,7 +121,7 @@ export function piecesOf(line: OcrLine): Piece[] {
     // A confidence lowered for the whole line (a lost comparison sign) stays lowered.
     const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence));
     const { confidence, minCharConfidence } = confidenceOf(chars);
-    return [{ text: line.text, confidence: chars.length ? confidence : line.confidence, minCharConfidence: lowered || !chars.length ? line.minCharConfidence : minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars) }];
+    return [{ text: line.text, confidence: chars.length ? confidence : line.confidence, minCharConfidence: lowered || !chars.length ? line.minCharConfidence : minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars), chars }];
   }
   const pieces: Piece[] = [];
   let at = 0;
@@ -137,6 +139,7 @@ export function piecesOf(line: OcrLine): Piece[] {
       equalsX: equalsEnd(mine),
       ink: inkNotesOf(mine),
       bracketGap: bracketGapOf(mine),
+      chars: mine,
     });
   }
   return pieces;
@@ -252,7 +255,7 @@ export class HomeworkChecker {
     // before reading, and the sign is read from its shape and put back into its line.
     const circles = findComparisonCircles(page);
     const erased = eraseComparisonCircles(page, circles);
-    const lines = withCircleSigns(await this.ocr.read(erased), circles.map((c) => ({ ...c, sign: readCircleSign(page, c) })));
+    const lines = withCircleSigns(await this.ocr.read(erased), circles.map((c) => signOf(page, c)));
     const t2 = performance.now();
 
     const items: CheckedItem[] = [];
@@ -320,18 +323,23 @@ export class HomeworkChecker {
     if (g.reason === 'blank_maybe_unread' && g.kind === 'fill_blank' && piece.bracketGap && piece.confidence >= DEFAULT_BLANK_MIN_CONFIDENCE && bareBetween(page, piece.box, piece.bracketGap)) {
       return { ...g, verdict: 'incorrect', reason: 'blank' };
     }
-    if (g.verdict !== 'uncertain' || g.reason !== 'operator_may_be_misread') return g;
+    if (g.verdict !== 'uncertain') return g;
     const other = this.alternateReading(piece);
     return other?.verdict === 'correct' ? { ...other, reason: 'sign_read_from_ink' } : g;
   }
 
-  /** The problem graded with the first other reading its ink supports (a + without a crossing read as ÷). */
+  /**
+   * The problem graded with the first other reading its ink supports (a + without a crossing
+   * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
+   * the ink's reading, which counts as a guessed character instead: it can confirm a right
+   * answer, never condemn one.
+   */
   private alternateReading(piece: PageItem): GradeResult | undefined {
     for (const n of piece.ink ?? []) {
       const index = n.alt ? rawIndex(piece.text, n.at, n.read) : undefined;
       if (n.alt === undefined || index === undefined) continue;
       const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
-      return gradeProblem({ text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence }, { minConfidence: this.opts.minConfidence });
+      return gradeProblem({ text, ...confidenceWithGuess(piece, n.at) }, { minConfidence: this.opts.minConfidence });
     }
     return undefined;
   }
@@ -376,6 +384,17 @@ export class HomeworkChecker {
   }
 }
 
+/** A piece's confidences with its at-th character guessed from the ink (a confidence lowered for the whole piece stays). */
+function confidenceWithGuess(piece: Piece, at: number): { confidence: number; minCharConfidence: number } {
+  const chars = piece.chars;
+  if (!chars?.length) return { confidence: piece.confidence, minCharConfidence: piece.minCharConfidence };
+  const own = confidenceOf(chars);
+  const guessed = confidenceOf(chars.map((c, i) => (i === at ? { ...c, confidence: Math.max(c.confidence, INK_GUESSED) } : c)));
+  // Lowered by something outside its characters (an unread sign, an answer read on its own).
+  const lowered = piece.minCharConfidence < own.minCharConfidence;
+  return { confidence: piece.confidence + guessed.confidence - own.confidence, minCharConfidence: lowered ? piece.minCharConfidence : guessed.minCharConfidence };
+}
+
 /** Where in `text` its at-th non-space character is, if that character is still `read`. */
 function rawIndex(text: string, at: number, read: string): number | undefined {
   let k = 0;
@@ -396,7 +415,17 @@ const UNREAD_SIGN_CONFIDENCE = 0.2;
  * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
  * then leaves uncertain) into the OCR line that runs through the circle, at its place.
  */
-export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: string | undefined })[]): OcrLine[] {
+/** A circle with its sign: read from its shape, or else guessed from its ink's spread (then doubtful). */
+function signOf(page: Mat, c: Circle): SignedCircle {
+  const sign = readCircleSign(page, c);
+  if (sign !== undefined) return { ...c, sign };
+  const guess = guessCircleSign(page, c);
+  return guess ? { ...c, sign: guess, guessed: true } : { ...c, sign: undefined };
+}
+
+type SignedCircle = Circle & { sign: string | undefined; guessed?: boolean };
+
+export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrLine[] {
   return lines.map((line) => {
     const mine = circles.filter((c) => c.y >= line.box.y && c.y <= line.box.y + line.box.h && c.x >= line.box.x - c.r && c.x <= line.box.x + line.box.w + c.r);
     if (mine.length === 0) return line;
@@ -415,8 +444,9 @@ export function withCircleSigns(lines: OcrLine[], circles: (Circle & { sign: str
       }
       const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
       // An empty circle is the child's blank ("45○54"), an unreadable one stays ○ but unsure.
-      const sign = { text: c.sign || '○', confidence: c.sign !== undefined ? 0.9 : UNREAD_SIGN_CONFIDENCE, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
-      chars.splice(at < 0 ? chars.length : at, 0, sign);
+      const sign = { text: c.sign || '○', confidence: c.sign === undefined ? UNREAD_SIGN_CONFIDENCE : c.guessed ? INK_GUESSED : 0.9, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
+      // An "=" in a circle is the comparison's answer, not a sum's equals: "42○=24".
+      chars.splice(at < 0 ? chars.length : at, 0, ...(sign.text === '=' ? [{ ...sign, text: '○' }, sign] : [sign]));
       // A sign that could not be read must not look like a blank answer: the line becomes unsure.
       unread ||= c.sign === undefined;
     }
@@ -497,9 +527,13 @@ type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
  * An "=" read as 元, 年 or m is put back (see `lostEquals`).
  */
 export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
-  const equals = lostEquals(line);
+  const equals = lostEquals(page, line);
+  const shaky = line.chars.some((c) => c.text === '=' && c.confidence < INK_GUESSED) ? equalsSigns(page, line.box) : [];
   const chars = line.chars.map((c, i): Char => {
-    if (i === equals) return { ...c, text: '=', confidence: EQUALS_GUESSED };
+    if (equals?.replace === i) return { ...c, text: '=', confidence: INK_GUESSED };
+    // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
+    if (c.text === '=' && c.confidence < INK_GUESSED && shaky.some((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1)) return { ...c, confidence: INK_GUESSED };
+    if (remainderDots(line, i)) return { ...c, text: '……', confidence: Math.min(c.confidence, INK_GUESSED) };
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
     if (/^[x×X]$/.test(c.text)) return isDiagonalCross(page, line.box, c.x0, c.x1) ? { ...c, sure: true } : c;
@@ -511,39 +545,81 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
     if (c.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...c, alt: '÷' };
     return c;
   });
-  if (chars.every((c, i) => c === line.chars[i])) return line;
+  if (!equals && chars.every((c, i) => c === line.chars[i])) return line;
+  const inserted: Char | undefined = equals?.insertBefore !== undefined ? { text: '=', confidence: INK_GUESSED, x0: equals.x0, x1: equals.x1 } : undefined;
   // The line's text is its characters (spaces between them are not characters of the model).
   let text = '';
   let k = 0;
   for (const ch of line.text) {
-    if (chars[k] && ch === line.chars[k]?.text) text += (chars[k++] as { text: string }).text;
-    else text += ch;
+    if (chars[k] && ch === line.chars[k]?.text) {
+      if (inserted && k === equals?.insertBefore) text += '=';
+      text += (chars[k++] as { text: string }).text;
+    } else text += ch;
   }
-  const minCharConfidence = equals === undefined ? line.minCharConfidence : Math.min(line.minCharConfidence, EQUALS_GUESSED);
-  return { ...line, text, chars, minCharConfidence };
+  if (inserted) chars.splice(equals?.insertBefore as number, 0, inserted);
+  return { ...line, text, chars, minCharConfidence: withoutReplaced(line, chars) };
 }
 
 /**
- * On a blurred page the recogniser reads the "=" of "64+29=93" as 元, 年 or m (its two bars
- * joined by blur look like neither - nor =, and the ink cannot tell them apart either). In a line
- * with an operator and no "=", such a character between digits after the operator is the "=".
+ * The line's lowest character confidence after the ink put back or vouched for an "=": the
+ * doubtful "=" counts, what the recogniser read there does not; a confidence the line had lowered
+ * for itself stays.
  */
-function lostEquals(line: OcrLine): number | undefined {
+function withoutReplaced(line: OcrLine, chars: Char[]): number {
+  const lowest = (cs: Char[]): number => Math.min(...cs.filter((c) => c.text.trim() !== '').map((c) => c.confidence));
+  return line.minCharConfidence < lowest(line.chars) ? line.minCharConfidence : lowest(chars);
+}
+
+/**
+ * Whether the "." at `i` is a remainder's "……" read as one point: it stands between two digits
+ * of the answer that are at least 0.8 line heights apart. A decimal point leaves the digits
+ * 0.3–0.4 apart, the dots of "7……3" 1.1 or more (synthetic pages, as the recogniser places them).
+ */
+function remainderDots(line: OcrLine, i: number): boolean {
+  const [prev, dot, next] = [line.chars[i - 1], line.chars[i], line.chars[i + 1]];
+  if (!dot || !/^[.·。]$/.test(dot.text) || !isDigit(prev) || !isDigit(next)) return false;
+  const operator = line.chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
+  return operator >= 0 && operator < i - 2 && (next as Char).x0 - (prev as Char).x1 >= 0.8 * line.box.h;
+}
+
+const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
+
+/**
+ * The "=" of a sum the recogniser lost on a blurred page: read as 元, 年 or m (its two bars
+ * joined by blur look like neither - nor =), read as "-" ("8+9-7"), or dropped ("9+1019"). In a
+ * line with an operator and no "=" or comparison, a look-alike between digits after the operator
+ * is the "="; otherwise, after the operator, the one place where the ink has an equals-shaped
+ * mark (`equalsSigns`) and the recogniser read a "-" or nothing between two digits.
+ */
+type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number };
+function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
   const chars = line.chars;
-  if (chars.some((c) => c.text === '=' || c.text === '＝')) return undefined;
+  if (chars.some((c) => /^[=＝<>○]$/.test(c.text))) return undefined;
   const firstOperator = chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
   if (firstOperator < 0) return undefined;
-  const found = chars.findIndex((c, i) => i > firstOperator + 1 && EQUALS_LOOKALIKES.includes(c.text) && /\d/.test(chars[i - 1]?.text ?? '') && /\d/.test(chars[i + 1]?.text ?? ''));
-  return found < 0 ? undefined : found;
+  // Between two digits after the operator, with only the answer after it ("…=1.5", "…=3……2").
+  const between = (i: number, next = i + 1): boolean => i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(chars[next]) && chars.slice(next).every((c) => /^[\d.·。…/\s]$/.test(c.text));
+  const lookalike = chars.findIndex((c, i) => EQUALS_LOOKALIKES.includes(c.text) && between(i));
+  if (lookalike >= 0) return { replace: lookalike, x0: (chars[lookalike] as Char).x0, x1: (chars[lookalike] as Char).x1 };
+  const places = equalsSigns(page, line.box).flatMap((sign): EqualsPlace[] => {
+    const mid = (sign.x0 + sign.x1) / 2;
+    const over = chars.findIndex((c) => c.x0 <= mid && mid <= c.x1);
+    if (over >= 0 && /^[-.·。]$/.test((chars[over] as Char).text) && between(over)) return [{ replace: over, ...sign }];
+    const next = chars.findIndex((c) => c.x0 > mid);
+    if (next >= 0 && (over < 0 || over === next - 1) && (chars[next - 1] as Char).x1 < mid && between(next, next)) return [{ insertBefore: next, ...sign }];
+    return [];
+  });
+  return places.length === 1 ? places[0] : undefined;
 }
 
 /** What the recogniser reads for a blurred "=" (measured on the synthetic hard pages). */
 const EQUALS_LOOKALIKES = ['元', '年', 'm'];
 /**
- * An "=" put back this way is a doubtful character: it can confirm a right answer (above the
- * grader's floor) but never call one wrong (below its minimum).
+ * A character read from the ink where the recogniser read another (an "=" put back, a + read as
+ * ÷) is a doubtful character: it can confirm a right answer (above the grader's floor) but never
+ * call one wrong (below its minimum).
  */
-const EQUALS_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
+const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
 
 /** A box on the flattened page → the axis-aligned box around it in the photo. */
 function sourceBox(b: Box, toSource: (x: number, y: number) => [number, number]): [number, number, number, number] {
