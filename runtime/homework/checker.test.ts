@@ -92,6 +92,25 @@ describe('comparison signs read from their circles', () => {
     expect(eq?.text).toBe('42○=24');
     expect(eq?.minCharConfidence).toBeCloseTo(0.97);
     expect(sum?.text).toBe('4+2=6');
+    // What is left of the ring and reads as a bracket is not part of the problem.
+    const [ring] = withCircleSigns([line('2(=)4', 100, 50)], [{ x: 150, y: 65, r: 15, sign: undefined }]);
+    expect(ring?.text).toBe('2○=4');
+  });
+
+  it('a sign read from the circle replaces the "-" the recogniser made of it; an "=" gets its circle', () => {
+    const [dash, equals, guessed] = withCircleSigns(
+      [line('51-76', 100, 50), line('4276', 100, 150), line('3-4', 100, 250)],
+      [
+        { x: 150, y: 65, r: 15, sign: '<' },
+        { x: 140, y: 165, r: 15, sign: '=' },
+        { x: 130, y: 265, r: 15, sign: '>', guessed: true },
+      ],
+    );
+    expect(dash?.text).toBe('51<76');
+    expect(equals?.text).toBe('42○=76');
+    expect(guessed?.text).toBe('3>4');
+    // A guessed sign is a doubtful character.
+    expect(guessed?.chars.find((c) => c.text === '>')?.confidence).toBeLessThan(0.5);
   });
 });
 
@@ -200,6 +219,9 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(readSignsFromInk(inked('12-3-4', 10, 10, 1), line('12-3-4', 10, 10)).text).toBe('12-3-4');
     const read = line('9+1019', 10, 10);
     expect(readSignsFromInk(inked('9+1019', 10, 10, 1), read).text).toBe('9+1019');
+    // An equals-shaped mark left of everything the recogniser read.
+    const after = line('9+1019', 30, 10);
+    expect(readSignsFromInk(inked('=9+1019', 10, 10, 1), { ...after, box: { ...after.box, x: 10, w: 140 } }).text).toBe('9+1019');
   });
 
   it('an "=" the recogniser hardly believed in is vouched for by the ink, up to a doubtful character', () => {

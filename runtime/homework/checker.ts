@@ -260,7 +260,7 @@ export class HomeworkChecker {
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    const pieces = pageItems(lines.map((l) => readSignsFromInk(page, l)));
+    const pieces = pageItems(lines.map((l) => this.withInk(page, l)));
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased, circles };
     for (const piece of pieces) {
@@ -288,6 +288,16 @@ export class HomeworkChecker {
       timings_ms: { preprocess: round(t1 - t0), ocr: round(t2 - t1), grade: round(t3 - t2) },
       crops,
     };
+  }
+
+  /** The line with what its ink says about its signs; as read when looking at the ink fails (the page is still graded). */
+  private withInk(page: Mat, line: OcrLine): OcrLine {
+    try {
+      return readSignsFromInk(page, line);
+    } catch (err) {
+      this.opts.log?.warn({ err, chars: line.chars.length }, 'reading the signs of a line from its ink failed; the line is graded as read');
+      return line;
+    }
   }
 
   /**
@@ -431,17 +441,26 @@ export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrL
     if (mine.length === 0) return line;
     const chars = line.chars.filter((c) => c.text.trim() !== '');
     let unread = false;
+    let changed = false;
     for (const c of mine) {
       const own = chars.findIndex((ch) => /[<>=＝]/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.2 * c.r);
       if (own >= 0) {
         // The recogniser read the sign itself. An "=" in a circle is a comparison's answer, not
-        // the equals of a sum: the circle goes in front of it ("42○=24").
-        // (What is left of a painted-out circle that still reads as "(" before the sign is the
-        // parser's to read: "24+33(=57".)
+        // the equals of a sum: the circle goes in front of it ("42○=24"), and what is left of the
+        // painted-out ring and still reads as a bracket ("22+26○=)48") goes.
         const sign = chars[own] as OcrLine['chars'][number];
-        if (/[=＝]/.test(sign.text) && !/^[(（]$/.test(chars[own - 1]?.text ?? '')) chars.splice(own, 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
+        if (!/[=＝]/.test(sign.text)) continue;
+        const ring = (ch: OcrLine['chars'][number]): boolean => ch !== sign && /^[()（）]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.5 * c.r;
+        const kept = chars.filter((ch) => !ring(ch));
+        chars.splice(0, chars.length, ...kept);
+        chars.splice(chars.indexOf(sign), 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
+        changed = true;
         continue;
       }
+      // The blurred sign in a circle the recogniser read as a "-": the circle's sign replaces it.
+      const dash = c.sign ? chars.findIndex((ch) => /^[-一]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 0.6 * c.r) : -1;
+      if (dash >= 0) chars.splice(dash, 1);
+      changed = true;
       const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
       // An empty circle is the child's blank ("45○54"), an unreadable one stays ○ but unsure.
       const sign = { text: c.sign || '○', confidence: c.sign === undefined ? UNREAD_SIGN_CONFIDENCE : c.guessed ? INK_GUESSED : 0.9, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
@@ -450,7 +469,7 @@ export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrL
       // A sign that could not be read must not look like a blank answer: the line becomes unsure.
       unread ||= c.sign === undefined;
     }
-    if (chars.length === line.chars.filter((c) => c.text.trim() !== '').length) return line;
+    if (!changed) return line;
     const x0 = Math.min(line.box.x, ...mine.map((c) => c.x - c.r));
     const x1 = Math.max(line.box.x + line.box.w, ...mine.map((c) => c.x + c.r));
     return { ...line, text: chars.map((c) => c.text).join(''), chars, box: { ...line.box, x: x0, w: x1 - x0 }, minCharConfidence: unread ? Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) : line.minCharConfidence };
@@ -606,7 +625,7 @@ function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
     const over = chars.findIndex((c) => c.x0 <= mid && mid <= c.x1);
     if (over >= 0 && /^[-.·。]$/.test((chars[over] as Char).text) && between(over)) return [{ replace: over, ...sign }];
     const next = chars.findIndex((c) => c.x0 > mid);
-    if (next >= 0 && (over < 0 || over === next - 1) && (chars[next - 1] as Char).x1 < mid && between(next, next)) return [{ insertBefore: next, ...sign }];
+    if (next > firstOperator + 1 && (over < 0 || over === next - 1) && (chars[next - 1] as Char).x1 < mid && between(next, next)) return [{ insertBefore: next, ...sign }];
     return [];
   });
   return places.length === 1 ? places[0] : undefined;
