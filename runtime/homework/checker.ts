@@ -421,10 +421,6 @@ interface PageInk { page: Mat; erased: Mat; circles: Circle[] }
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 const UNREAD_SIGN_CONFIDENCE = 0.2;
 
-/**
- * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
- * then leaves uncertain) into the OCR line that runs through the circle, at its place.
- */
 /** A circle with its sign: read from its shape, or else guessed from its ink's spread (then doubtful). */
 function signOf(page: Mat, c: Circle): SignedCircle {
   const sign = readCircleSign(page, c);
@@ -435,11 +431,15 @@ function signOf(page: Mat, c: Circle): SignedCircle {
 
 type SignedCircle = Circle & { sign: string | undefined; guessed?: boolean };
 
+/**
+ * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
+ * then leaves uncertain) into the OCR line that runs through the circle, at its place.
+ */
 export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrLine[] {
   return lines.map((line) => {
     const mine = circles.filter((c) => c.y >= line.box.y && c.y <= line.box.y + line.box.h && c.x >= line.box.x - c.r && c.x <= line.box.x + line.box.w + c.r);
     if (mine.length === 0) return line;
-    const chars = line.chars.filter((c) => c.text.trim() !== '');
+    let chars = line.chars.filter((c) => c.text.trim() !== '');
     let unread = false;
     let changed = false;
     for (const c of mine) {
@@ -451,8 +451,7 @@ export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrL
         const sign = chars[own] as OcrLine['chars'][number];
         if (!/[=＝]/.test(sign.text)) continue;
         const ring = (ch: OcrLine['chars'][number]): boolean => ch !== sign && /^[()（）]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.5 * c.r;
-        const kept = chars.filter((ch) => !ring(ch));
-        chars.splice(0, chars.length, ...kept);
+        chars = chars.filter((ch) => !ring(ch));
         chars.splice(chars.indexOf(sign), 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
         changed = true;
         continue;
@@ -543,7 +542,8 @@ type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
  * as + or -: where the ink has a bar with a dot above and below, it is ÷ (and sure). A - that is
  * a bare bar is sure, and so is an x or × whose ink is a cross of diagonals. A + whose strokes
  * do not cross keeps its reading with ÷ as another one.
- * An "=" read as 元, 年 or m is put back (see `lostEquals`).
+ * An "=" the recogniser lost is put back, or vouched for when it hardly believed it (see
+ * `lostEquals`); a remainder's "……" read as one point is put back (see `remainderDots`).
  */
 export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
   const equals = lostEquals(page, line);
@@ -576,7 +576,9 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
     } else text += ch;
   }
   if (inserted) chars.splice(equals?.insertBefore as number, 0, inserted);
-  return { ...line, text, chars, minCharConfidence: withoutReplaced(line, chars) };
+  // A text that did not line up with its characters is rebuilt from them.
+  if (k < line.chars.length) text = chars.map((c) => c.text).join('');
+  return { ...line, text, chars, minCharConfidence: lowestAfterInk(line, chars) };
 }
 
 /**
@@ -584,7 +586,7 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
  * doubtful "=" counts, what the recogniser read there does not; a confidence the line had lowered
  * for itself stays.
  */
-function withoutReplaced(line: OcrLine, chars: Char[]): number {
+function lowestAfterInk(line: OcrLine, chars: Char[]): number {
   const lowest = (cs: Char[]): number => Math.min(...cs.filter((c) => c.text.trim() !== '').map((c) => c.confidence));
   return line.minCharConfidence < lowest(line.chars) ? line.minCharConfidence : lowest(chars);
 }
