@@ -164,15 +164,9 @@ export function inkExtent(page: Mat, box: Box): Box | undefined {
  * read no operator.
  */
 export function equalsSigns(page: Mat, line: Box): { x0: number; x1: number }[] {
-  const x = Math.max(0, Math.round(line.x));
-  const y = Math.max(0, Math.round(line.y));
-  const w = Math.min(Math.round(line.w), page.cols - x);
-  const h = Math.min(Math.round(line.h), page.rows - y);
-  if (w < 8 || h < 8) return [];
-  const gray = page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray();
-  const darkest = gray.minMaxLoc().minVal;
-  const paper = percentile(gray, 0.8);
-  if (paper - darkest < MIN_CONTRAST) return [];
+  const g = lineGray(page, line);
+  if (!g) return [];
+  const { gray, x, darkest, paper } = g;
   // The darkest ink may be the answer's pen, and the printed signs much lighter: two cut-offs.
   const found = [0.5, 0.6].flatMap((f) => equalsMarks(gray, darkest + f * (paper - darkest)).map((m) => ({ x0: x + m.x0, x1: x + m.x1 })));
   const kept: { x0: number; x1: number }[] = [];
@@ -180,15 +174,55 @@ export function equalsSigns(page: Mat, line: Box): { x0: number; x1: number }[] 
   return kept;
 }
 
-function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {
-  const h = gray.rows;
+/** A line's marks at a cut-off, with the digits' height H and the row of their middle; undefined without digits. */
+function lineMarks(gray: Mat, cut: number): { marks: InkMark[]; H: number; middle: number } | undefined {
   const marks = inkMarks(gray.threshold(cut, 255, cv.THRESH_BINARY_INV)).filter((m) => m.area >= 4);
   // Digits: the tall marks (a handwritten answer can be half as tall again as the printed ones, and
   // makes the line box taller).
-  const digits = marks.filter((m) => m.h >= 0.35 * h);
-  if (digits.length === 0) return [];
+  const digits = marks.filter((m) => m.h >= 0.35 * gray.rows);
+  if (digits.length === 0) return undefined;
   const H = median(digits.map((m) => m.h));
-  const middle = median(digits.map((m) => m.y)) + H / 2;
+  return { marks, H, middle: median(digits.map((m) => m.y)) + H / 2 };
+}
+
+/** A line's grey image with its darkest ink and paper; undefined when too small or without contrast. */
+function lineGray(page: Mat, line: Box): { gray: Mat; x: number; darkest: number; paper: number } | undefined {
+  const x = Math.max(0, Math.round(line.x));
+  const y = Math.max(0, Math.round(line.y));
+  const w = Math.min(Math.round(line.w), page.cols - x);
+  const h = Math.min(Math.round(line.h), page.rows - y);
+  if (w < 8 || h < 8) return undefined;
+  const gray = page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray();
+  const darkest = gray.minMaxLoc().minVal;
+  const paper = percentile(gray, 0.8);
+  return paper - darkest < MIN_CONTRAST ? undefined : { gray, x, darkest, paper };
+}
+
+/**
+ * Whether the small mark between x0 and x1 of a line sits at the middle of the digits' height,
+ * where a printed "-" is, and not at their foot, where a decimal point is. Blur shrinks this
+ * font's short minus to a dot the recogniser reads as "." ("40-4=36" → "40.4=36"); its height
+ * still tells. Measured from the digits' top in digit heights: a "-" at 0.55–0.68 on hard pages,
+ * a decimal point at 0.76 or lower down.
+ */
+export function isMidHeightDot(page: Mat, line: Box, x0: number, x1: number): boolean {
+  const g = lineGray(page, line);
+  const found = g && lineMarks(g.gray, g.darkest + 0.5 * (g.paper - g.darkest));
+  if (!g || !found) return false;
+  const { marks, H, middle } = found;
+  const centre = (x0 + x1) / 2 - g.x;
+  const dot = marks
+    .filter((m) => m.h < 0.45 * H && m.w < 0.6 * H && m.x - 2 <= centre && centre <= m.x + m.w + 2)
+    .sort((a, b) => b.area - a.area)[0];
+  if (!dot) return false;
+  const fromTop = (dot.y + dot.h / 2 - (middle - H / 2)) / H;
+  return fromTop >= 0.3 && fromTop <= 0.72;
+}
+
+function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {
+  const read = lineMarks(gray, cut);
+  if (!read) return [];
+  const { marks, H, middle } = read;
   const centred = (top: number, bottom: number): boolean => Math.abs((top + bottom) / 2 - middle) <= 0.2 * H;
   const found: { x0: number; x1: number }[] = [];
   const bars = marks.filter((m) => m.h < 0.25 * H && m.w >= 0.34 * H && m.w > 1.5 * m.h);

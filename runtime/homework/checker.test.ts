@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
-import { comparisonMisread, joinFragments, lineRole, pageItems, readSignsFromInk, withCircleSigns } from './checker.js';
+import { comparisonMisread, doubtedIfTilted, joinFragments, lineRole, pageItems, readSignsFromInk, withCircleSigns } from './checker.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -191,6 +191,9 @@ function inked(text: string, x: number, y: number, blur: number) {
     if (/\d/.test(ch)) m.drawEllipse(new cv.RotatedRect(p(cx, mid), new cv.Size(12, 22), 0), ink, 3);
     if (ch === '=') for (const dy of [-4, 4]) m.drawLine(p(cx - 6, mid + dy), p(cx + 6, mid + dy), ink, 2);
     if (ch === '-') m.drawLine(p(cx - 3, mid + 1), p(cx + 3, mid + 1), ink, 2);
+    // A minus blurred to a dot, and a decimal point at the digits' foot.
+    if (ch === '~') m.drawCircle(p(cx, mid + 1), 2, ink, -1);
+    if (ch === '.') m.drawCircle(p(cx, mid + 10), 2, ink, -1);
     if (ch === '+') {
       m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
       m.drawLine(p(cx, mid - 6), p(cx, mid + 6), ink, 2);
@@ -235,6 +238,17 @@ describe('an = the recogniser lost, found in the ink', () => {
   });
 });
 
+describe('a minus read as a point', () => {
+  it('is a minus when its ink sits at the middle of the digits, in a sum with no operator', () => {
+    const fixed = readSignsFromInk(inked('40~4=36', 10, 10, 1), line('40.4=36', 10, 10));
+    expect(fixed.text).toBe('40-4=36');
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+    // A point at the digits' foot is a decimal point; with an operator in the sum, nothing changes.
+    expect(readSignsFromInk(inked('40.4=36', 10, 10, 1), line('40.4=36', 10, 10)).text).toBe('40.4=36');
+    expect(readSignsFromInk(inked('1~5+1=2.5', 10, 10, 1), line('1.5+1=2.5', 10, 10)).text).toBe('1.5+1=2.5');
+  });
+});
+
 describe('a remainder\'s dots read as one point', () => {
   const paper = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
 
@@ -243,5 +257,21 @@ describe('a remainder\'s dots read as one point', () => {
     far.chars[7] = { ...(far.chars[7] as OcrLine['chars'][number]), x0: 190, x1: 210 };
     expect(readSignsFromInk(paper, far).text).toBe('45÷6=7……3');
     expect(readSignsFromInk(paper, line('0.5+0.8=1.3', 10, 10)).text).toBe('0.5+0.8=1.3');
+  });
+});
+
+describe('a line tilted on the flattened page', () => {
+  const tilted = (deg: number): OcrLine => {
+    const l = line('7+0.9=15', 10, 10);
+    const t = Math.tan((deg * Math.PI) / 180) * 160;
+    return { ...l, quad: [[10, 10], [170, 10 + t], [170, 40 + t], [10, 40]] };
+  };
+
+  it('can confirm a right answer but not condemn one; a level line keeps its confidence', () => {
+    expect(doubtedIfTilted(tilted(12)).minCharConfidence).toBeLessThan(0.5);
+    expect(doubtedIfTilted(tilted(12)).minCharConfidence).toBeGreaterThanOrEqual(0.3);
+    expect(doubtedIfTilted(tilted(2)).minCharConfidence).toBeCloseTo(0.97);
+    // The lowered confidence stays with the problem cut from the line.
+    expect(pageItems([doubtedIfTilted(tilted(12))])[0]?.minCharConfidence).toBeLessThan(0.5);
   });
 });

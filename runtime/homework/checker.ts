@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, inkMarks, markBounds, equalsSigns, isBareBar, isDiagonalCross, guessCircleSign, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, inkMarks, markBounds, equalsSigns, isBareBar, isDiagonalCross, isMidHeightDot, guessCircleSign, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
@@ -260,7 +260,7 @@ export class HomeworkChecker {
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    const pieces = pageItems(lines.map((l) => this.withInk(page, l)));
+    const pieces = pageItems(lines.map((l) => doubtedIfTilted(this.withInk(page, l))));
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased, circles };
     for (const piece of pieces) {
@@ -404,6 +404,22 @@ function confidenceWithGuess(piece: Piece, at: number): { confidence: number; mi
   const lowered = piece.minCharConfidence < own.minCharConfidence;
   return { confidence: piece.confidence + guessed.confidence - own.confidence, minCharConfidence: lowered ? piece.minCharConfidence : guessed.minCharConfidence };
 }
+
+/**
+ * A line tilted on the flattened page: the page was not flattened there (its corners were found
+ * wrong), and the recogniser may have run rows or problems together — "7+0.9=15" for
+ * "0.7+0.9=1.6", "(10+4)=9" for "(10+44)÷6=9". Its readings can confirm a right answer, never
+ * condemn one. Level lines stay within 4.5° after deskewing (8 hard synthetic pages); on the two
+ * badly flattened pages seen, half the lines were tilted 6–22°.
+ */
+export function doubtedIfTilted(line: OcrLine): OcrLine {
+  const [a, b] = line.quad;
+  if (!a || !b || line.chars.length < 3) return line;
+  const tilt = Math.abs((Math.atan2(b[1] - a[1], b[0] - a[0]) * 180) / Math.PI);
+  return tilt > MAX_LINE_TILT_DEG ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line;
+}
+
+const MAX_LINE_TILT_DEG = 6;
 
 /** Where in `text` its at-th non-space character is, if that character is still `read`. */
 function rawIndex(text: string, at: number, read: string): number | undefined {
@@ -553,6 +569,7 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
     // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
     if (c.text === '=' && c.confidence < INK_GUESSED && shaky.some((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1)) return { ...c, confidence: INK_GUESSED };
     if (remainderDots(line, i)) return { ...c, text: '……', confidence: Math.min(c.confidence, INK_GUESSED) };
+    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return { ...c, text: '-', confidence: INK_GUESSED };
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
     if (/^[x×X]$/.test(c.text)) return isDiagonalCross(page, line.box, c.x0, c.x1) ? { ...c, sure: true } : c;
@@ -601,6 +618,16 @@ function remainderDots(line: OcrLine, i: number): boolean {
   if (!dot || !/^[.·。]$/.test(dot.text) || !isDigit(prev) || !isDigit(next)) return false;
   const operator = line.chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
   return operator >= 0 && operator < i - 2 && (next as Char).x0 - (prev as Char).x1 >= 0.8 * line.box.h;
+}
+
+/**
+ * Whether the "." at `i` may be a "-" the recogniser read as a point ("40.4=36"): between digits,
+ * before the "=", in a sum with no operator at all. The ink decides (`isMidHeightDot`).
+ */
+function minusReadAsPoint(line: OcrLine, i: number): boolean {
+  const chars = line.chars;
+  const equals = chars.findIndex((c) => c.text === '=' || c.text === '＝');
+  return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]) && !chars.slice(0, equals).some((c) => /^[+\-×÷xX]$/.test(c.text));
 }
 
 const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
