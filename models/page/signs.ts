@@ -140,12 +140,9 @@ function stripProfile(gray: Mat): number[] {
  * the box height squared are noise): how wide and how tall what is printed there is.
  */
 export function inkExtent(page: Mat, box: Box): Box | undefined {
-  const x = Math.max(0, Math.round(box.x));
-  const y = Math.max(0, Math.round(box.y));
-  const w = Math.min(Math.round(box.w), page.cols - x);
-  const h = Math.min(Math.round(box.h), page.rows - y);
-  if (w < 2 || h < 2) return undefined;
-  const gray = page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray();
+  const gray = grayIn(page, box, 2)?.gray;
+  if (!gray) return undefined;
+  const h = gray.rows;
   const { minVal, maxVal } = gray.minMaxLoc();
   if (maxVal - minVal < MIN_CONTRAST) return undefined;
   const minArea = Math.max(4, 0.01 * h * h);
@@ -185,14 +182,21 @@ function lineMarks(gray: Mat, cut: number): { marks: InkMark[]; H: number; middl
   return { marks, H, middle: median(digits.map((m) => m.y)) + H / 2 };
 }
 
+/** The grey image of a box clipped to the page, with its left edge; undefined when a side is under `minSide`. */
+function grayIn(page: Mat, box: Box, minSide: number): { gray: Mat; x: number } | undefined {
+  const x = Math.max(0, Math.round(box.x));
+  const y = Math.max(0, Math.round(box.y));
+  const w = Math.min(Math.round(box.w), page.cols - x);
+  const h = Math.min(Math.round(box.h), page.rows - y);
+  if (w < minSide || h < minSide) return undefined;
+  return { gray: page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray(), x };
+}
+
 /** A line's grey image with its darkest ink and paper; undefined when too small or without contrast. */
 function lineGray(page: Mat, line: Box): { gray: Mat; x: number; darkest: number; paper: number } | undefined {
-  const x = Math.max(0, Math.round(line.x));
-  const y = Math.max(0, Math.round(line.y));
-  const w = Math.min(Math.round(line.w), page.cols - x);
-  const h = Math.min(Math.round(line.h), page.rows - y);
-  if (w < 8 || h < 8) return undefined;
-  const gray = page.getRegion(new cv.Rect(x, y, w, h)).bgrToGray();
+  const region = grayIn(page, line, 8);
+  if (!region) return undefined;
+  const { gray, x } = region;
   const darkest = gray.minMaxLoc().minVal;
   const paper = percentile(gray, 0.8);
   return paper - darkest < MIN_CONTRAST ? undefined : { gray, x, darkest, paper };
