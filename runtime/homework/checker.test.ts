@@ -260,18 +260,29 @@ describe('a remainder\'s dots read as one point', () => {
   });
 });
 
-describe('a line tilted on the flattened page', () => {
-  const tilted = (deg: number): OcrLine => {
-    const l = line('7+0.9=15', 10, 10);
+describe('lines tilted on the flattened page', () => {
+  const tilted = (deg: number, y = 10): OcrLine => {
+    const l = line('7+0.9=15', 10, y);
     const t = Math.tan((deg * Math.PI) / 180) * 160;
-    return { ...l, quad: [[10, 10], [170, 10 + t], [170, 40 + t], [10, 40]] };
+    return { ...l, quad: [[10, y], [170, y + t], [170, y + 30 + t], [10, y + 30]] };
   };
+  const doubted = (l: OcrLine | undefined) => (l?.minCharConfidence ?? 1) < 0.5;
 
-  it('can confirm a right answer but not condemn one; a level line keeps its confidence', () => {
-    expect(doubtedIfTilted(tilted(12)).minCharConfidence).toBeLessThan(0.5);
-    expect(doubtedIfTilted(tilted(12)).minCharConfidence).toBeGreaterThanOrEqual(0.3);
-    expect(doubtedIfTilted(tilted(2)).minCharConfidence).toBeCloseTo(0.97);
-    // The lowered confidence stays with the problem cut from the line.
-    expect(pageItems([doubtedIfTilted(tilted(12))])[0]?.minCharConfidence).toBeLessThan(0.5);
+  it('a tilted line can confirm a right answer but not condemn one; a level line keeps its confidence', () => {
+    const [bad, ...level] = doubtedIfTilted([tilted(12), ...[50, 90, 130, 170, 210].map((y) => tilted(2, y))]);
+    expect(doubted(bad)).toBe(true);
+    expect(bad?.minCharConfidence).toBeGreaterThanOrEqual(0.3);
+    expect(level.some(doubted)).toBe(false);
+    // The lowered confidence stays with the problems cut from the line.
+    expect(pageItems([bad as OcrLine])[0]?.minCharConfidence).toBeLessThan(0.5);
+    const [two] = doubtedIfTilted([{ ...tilted(12), ...line('7+8=15 6+3=9', 10, 10), quad: (bad as OcrLine).quad }]);
+    const items = pageItems([two as OcrLine]);
+    expect(items.map((i) => i.text)).toEqual(['7+8=15', '6+3=9']);
+    expect(items.every((i) => i.minCharConfidence < 0.5)).toBe(true);
+  });
+
+  it('on a page where many lines are tilted, the level ones are doubted too', () => {
+    const lines = doubtedIfTilted([tilted(12), tilted(9, 50), tilted(1, 90), tilted(0, 130)]);
+    expect(lines.every(doubted)).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, hasDotsAboveAndBelow, inkExtent, inkMarks, markBounds, equalsSigns, isBareBar, isDiagonalCross, isMidHeightDot, guessCircleSign, lacksCrossing, preparePage, readCircleSign } from '../../models/page/index.js';
-import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
+import { CORRECT_CHAR_FLOOR, DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CHAR_CONFIDENCE, DEFAULT_MIN_CONFIDENCE, type GradeResult, gradeProblem, splitProblems } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 
@@ -38,6 +38,8 @@ interface Piece {
   bracketGap?: { x0: number; x1: number };
   /** The piece's characters as read (spaces left out), for grading it with another reading of one. */
   chars?: Char[];
+  /** The slot after its "=" was looked at and is bare paper: nothing is written there. */
+  bareSlot?: true;
 }
 
 function bracketGapOf(chars: Char[]): Piece['bracketGap'] {
@@ -123,6 +125,8 @@ export function piecesOf(line: OcrLine): Piece[] {
     const { confidence, minCharConfidence } = confidenceOf(chars);
     return [{ text: line.text, confidence: chars.length ? confidence : line.confidence, minCharConfidence: lowered || !chars.length ? line.minCharConfidence : minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars), chars }];
   }
+  // A confidence lowered for the whole line (an unread sign, a tilted line) stays with each piece.
+  const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence)) ? line.minCharConfidence : 1;
   const pieces: Piece[] = [];
   let at = 0;
   for (const part of parts) {
@@ -132,9 +136,11 @@ export function piecesOf(line: OcrLine): Piece[] {
     if (mine.length === 0) continue;
     const x0 = Math.min(...mine.map((c) => c.x0));
     const x1 = Math.max(...mine.map((c) => c.x1));
+    const own = confidenceOf(mine);
     pieces.push({
       text: part,
-      ...confidenceOf(mine),
+      confidence: own.confidence,
+      minCharConfidence: Math.min(own.minCharConfidence, lowered),
       box: { x: Math.max(line.box.x, x0), y: line.box.y, w: Math.max(1, Math.min(line.box.x + line.box.w, x1) - Math.max(line.box.x, x0)), h: line.box.h },
       equalsX: equalsEnd(mine),
       ink: inkNotesOf(mine),
@@ -260,7 +266,7 @@ export class HomeworkChecker {
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    const pieces = pageItems(lines.map((l) => doubtedIfTilted(this.withInk(page, l))));
+    const pieces = pageItems(doubtedIfTilted(lines.map((l) => this.withInk(page, l))));
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased, circles };
     for (const piece of pieces) {
@@ -333,6 +339,11 @@ export class HomeworkChecker {
     if (g.reason === 'blank_maybe_unread' && g.kind === 'fill_blank' && piece.bracketGap && piece.confidence >= DEFAULT_BLANK_MIN_CONFIDENCE && bareBetween(page, piece.box, piece.bracketGap)) {
       return { ...g, verdict: 'incorrect', reason: 'blank' };
     }
+    // A problem read up to its "=" with bare paper after it is not answered: the recogniser's
+    // doubt about the rest of the line does not make the paper less bare.
+    if (g.reason === 'blank_maybe_unread' && g.kind !== 'fill_blank' && piece.bareSlot && piece.confidence >= (this.opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE)) {
+      return { ...g, verdict: 'incorrect', reason: 'blank' };
+    }
     if (g.verdict !== 'uncertain') return g;
     const other = this.alternateReading(piece);
     return other?.verdict === 'correct' ? { ...other, reason: 'sign_read_from_ink' } : g;
@@ -371,7 +382,10 @@ export class HomeworkChecker {
     if (open.length === 0) return;
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
     // of paper is what the recogniser misses.
-    const inked = open.map(({ p, slot }) => ({ p, slot: inkBox(page, slot, p.box.h) })).filter((x): x is { p: PageItem; slot: Box } => x.slot !== undefined);
+    const inked = open.map(({ p, slot }) => ({ p, slot: inkBox(page, slot, p.box.h) })).filter((x): x is { p: PageItem; slot: Box } => {
+      if (x.slot === undefined && /[=＝]\s*$/.test(x.p.text)) x.p.bareSlot = true;
+      return x.slot !== undefined;
+    });
     if (inked.length === 0) return;
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
     inked.forEach(({ p, slot }, i) => {
@@ -406,17 +420,22 @@ function confidenceWithGuess(piece: Piece, at: number): { confidence: number; mi
 }
 
 /**
- * A line tilted on the flattened page: the page was not flattened there (its corners were found
+ * Lines tilted on the flattened page: the page was not flattened there (its corners were found
  * wrong), and the recogniser may have run rows or problems together — "7+0.9=15" for
- * "0.7+0.9=1.6", "(10+4)=9" for "(10+44)÷6=9". Its readings can confirm a right answer, never
- * condemn one. Level lines stay within 4.5° after deskewing (8 hard synthetic pages); on the two
- * badly flattened pages seen, half the lines were tilted 6–22°.
+ * "0.7+0.9=1.6", "(10+4)=9" for "(10+44)÷6=9" from two rows in one box. A tilted line's
+ * readings can confirm a right answer, never condemn one; when a fifth of the page's lines are
+ * tilted, so are all its readings (the merged box of two rows is itself level). Level lines stay
+ * within 4.5° after deskewing (8 hard synthetic pages); on the two badly flattened pages seen,
+ * half the lines were tilted 6–22°.
  */
-export function doubtedIfTilted(line: OcrLine): OcrLine {
-  const [a, b] = line.quad;
-  if (!a || !b || line.chars.length < 3) return line;
-  const tilt = Math.abs((Math.atan2(b[1] - a[1], b[0] - a[0]) * 180) / Math.PI);
-  return tilt > MAX_LINE_TILT_DEG ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line;
+export function doubtedIfTilted(lines: OcrLine[]): OcrLine[] {
+  const tilts = lines.map((line) => {
+    const [a, b] = line.quad;
+    return a && b && line.chars.length >= 3 ? Math.abs((Math.atan2(b[1] - a[1], b[0] - a[0]) * 180) / Math.PI) : undefined;
+  });
+  const measured = tilts.filter((t): t is number => t !== undefined);
+  const pageTilted = measured.filter((t) => t > MAX_LINE_TILT_DEG).length > 0.2 * measured.length;
+  return lines.map((line, i) => (pageTilted || (tilts[i] ?? 0) > MAX_LINE_TILT_DEG ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line));
 }
 
 const MAX_LINE_TILT_DEG = 6;
