@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
-import { comparisonMisread, doubtedIfTilted, joinFragments, lineRole, pageItems, readSignsFromInk, withCircleSigns } from './checker.js';
+import { comparisonMisread } from './checker.js';
+import { doubtedIfTilted, readSignsFromInk, withCircleSigns } from './ink-reading.js';
+import { joinFragments, lineRole, pageItems } from './page-items.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {

@@ -1,0 +1,209 @@
+/**
+ * What the ink of a flattened homework page says where the recogniser read too little or too
+ * much: operators and signs read from their shapes, an "=" or a remainder's dots put back, comparison
+ * circles' signs put into their lines, and lines whose reading cannot be trusted to condemn.
+ * Everything the ink supplies instead of the recogniser is a doubtful character (`INK_GUESSED`).
+ */
+import type { Mat } from '../../models/cv.js';
+import type { OcrLine } from '../../models/ocr/index.js';
+import { type Circle, equalsSigns, guessCircleSign, hasDotsAboveAndBelow, isBareBar, isDiagonalCross, isMidHeightDot, lacksCrossing, readCircleSign } from '../../models/page/index.js';
+import { CORRECT_CHAR_FLOOR, DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
+
+/** An OCR character with what its ink says: `sure` when it confirms the reading, `alt` another reading it supports. */
+export type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
+
+/**
+ * A character read from the ink where the recogniser read another (an "=" put back, a + read as
+ * ÷) is a doubtful character: it can confirm a right answer (above the grader's floor) but never
+ * call one wrong (below its minimum).
+ */
+export const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
+
+/** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
+export const UNREAD_SIGN_CONFIDENCE = 0.2;
+
+/**
+ * The operators of a line, looked at in the ink. A ÷ whose dots the recogniser did not see reads
+ * as + or -: where the ink has a bar with a dot above and below, it is ÷ (and sure). A - that is
+ * a bare bar is sure, and so is an x or × whose ink is a cross of diagonals. A + whose strokes
+ * do not cross keeps its reading with ÷ as another one.
+ * An "=" the recogniser lost is put back, or vouched for when it hardly believed it (see
+ * `lostEquals`); a remainder's "……" read as one point is put back (see `remainderDots`).
+ */
+export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
+  const equals = lostEquals(page, line);
+  const shaky = line.chars.some((c) => c.text === '=' && c.confidence < INK_GUESSED) ? equalsSigns(page, line.box) : [];
+  const chars = line.chars.map((c, i): Char => {
+    if (equals?.replace === i) return { ...c, text: '=', confidence: INK_GUESSED };
+    // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
+    if (c.text === '=' && c.confidence < INK_GUESSED && shaky.some((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1)) return { ...c, confidence: INK_GUESSED };
+    if (remainderDots(line, i)) return { ...c, text: '……', confidence: Math.min(c.confidence, INK_GUESSED) };
+    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return { ...c, text: '-', confidence: INK_GUESSED };
+    // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
+    // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
+    if (/^[x×X]$/.test(c.text)) return isDiagonalCross(page, line.box, c.x0, c.x1) ? { ...c, sure: true } : c;
+    if (c.text !== '+' && c.text !== '-' && c.text !== '÷') return c;
+    // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
+    if (c.text !== '÷' && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };
+    if (hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return { ...c, text: '÷', sure: true };
+    if (c.text === '-' && isBareBar(page, line.box, c.x0, c.x1)) return { ...c, sure: true };
+    if (c.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...c, alt: '÷' };
+    return c;
+  });
+  if (!equals && chars.every((c, i) => c === line.chars[i])) return line;
+  const inserted: Char | undefined = equals?.insertBefore !== undefined ? { text: '=', confidence: INK_GUESSED, x0: equals.x0, x1: equals.x1 } : undefined;
+  // The line's text is its characters (spaces between them are not characters of the model).
+  let text = '';
+  let k = 0;
+  for (const ch of line.text) {
+    if (chars[k] && ch === line.chars[k]?.text) {
+      if (inserted && k === equals?.insertBefore) text += '=';
+      text += (chars[k++] as { text: string }).text;
+    } else text += ch;
+  }
+  if (inserted) chars.splice(equals?.insertBefore as number, 0, inserted);
+  // A text that did not line up with its characters is rebuilt from them.
+  if (k < line.chars.length) text = chars.map((c) => c.text).join('');
+  return { ...line, text, chars, minCharConfidence: lowestAfterInk(line, chars) };
+}
+
+/**
+ * The line's lowest character confidence after the ink put back or vouched for an "=": the
+ * doubtful "=" counts, what the recogniser read there does not; a confidence the line had lowered
+ * for itself stays.
+ */
+function lowestAfterInk(line: OcrLine, chars: Char[]): number {
+  const lowest = (cs: Char[]): number => Math.min(...cs.filter((c) => c.text.trim() !== '').map((c) => c.confidence));
+  return line.minCharConfidence < lowest(line.chars) ? line.minCharConfidence : lowest(chars);
+}
+
+/**
+ * Whether the "." at `i` is a remainder's "……" read as one point: it stands between two digits
+ * of the answer that are at least 0.8 line heights apart. A decimal point leaves the digits
+ * 0.3–0.4 apart, the dots of "7……3" 1.1 or more (synthetic pages, as the recogniser places them).
+ */
+function remainderDots(line: OcrLine, i: number): boolean {
+  const [prev, dot, next] = [line.chars[i - 1], line.chars[i], line.chars[i + 1]];
+  if (!dot || !/^[.·。]$/.test(dot.text) || !isDigit(prev) || !isDigit(next)) return false;
+  const operator = line.chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
+  return operator >= 0 && operator < i - 2 && (next as Char).x0 - (prev as Char).x1 >= 0.8 * line.box.h;
+}
+
+/**
+ * Whether the "." at `i` may be a "-" the recogniser read as a point ("40.4=36"): between digits,
+ * before the "=", in a sum with no operator at all. The ink decides (`isMidHeightDot`).
+ */
+function minusReadAsPoint(line: OcrLine, i: number): boolean {
+  const chars = line.chars;
+  const equals = chars.findIndex((c) => c.text === '=' || c.text === '＝');
+  return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]) && !chars.slice(0, equals).some((c) => /^[+\-×÷xX]$/.test(c.text));
+}
+
+const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
+
+/**
+ * The "=" of a sum the recogniser lost on a blurred page: read as 元, 年 or m (its two bars
+ * joined by blur look like neither - nor =), read as "-" ("8+9-7"), or dropped ("9+1019"). In a
+ * line with an operator and no "=" or comparison, a look-alike between digits after the operator
+ * is the "="; otherwise, after the operator, the one place where the ink has an equals-shaped
+ * mark (`equalsSigns`) and the recogniser read a "-" or nothing between two digits.
+ */
+type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number };
+
+function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
+  const chars = line.chars;
+  if (chars.some((c) => /^[=＝<>○]$/.test(c.text))) return undefined;
+  const firstOperator = chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
+  if (firstOperator < 0) return undefined;
+  // Between two digits after the operator, with only the answer after it ("…=1.5", "…=3……2").
+  const between = (i: number, next = i + 1): boolean => i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(chars[next]) && chars.slice(next).every((c) => /^[\d.·。…/\s]$/.test(c.text));
+  const lookalike = chars.findIndex((c, i) => EQUALS_LOOKALIKES.includes(c.text) && between(i));
+  if (lookalike >= 0) return { replace: lookalike, x0: (chars[lookalike] as Char).x0, x1: (chars[lookalike] as Char).x1 };
+  const places = equalsSigns(page, line.box).flatMap((sign): EqualsPlace[] => {
+    const mid = (sign.x0 + sign.x1) / 2;
+    const over = chars.findIndex((c) => c.x0 <= mid && mid <= c.x1);
+    if (over >= 0 && /^[-.·。]$/.test((chars[over] as Char).text) && between(over)) return [{ replace: over, ...sign }];
+    const next = chars.findIndex((c) => c.x0 > mid);
+    if (next > firstOperator + 1 && (over < 0 || over === next - 1) && (chars[next - 1] as Char).x1 < mid && between(next, next)) return [{ insertBefore: next, ...sign }];
+    return [];
+  });
+  return places.length === 1 ? places[0] : undefined;
+}
+
+/** What the recogniser reads for a blurred "=" (measured on the synthetic hard pages). */
+const EQUALS_LOOKALIKES = ['元', '年', 'm'];
+
+/** A circle with its sign: read from its shape, or else guessed from its ink's spread (then doubtful). */
+export function signOf(page: Mat, c: Circle): SignedCircle {
+  const sign = readCircleSign(page, c);
+  if (sign !== undefined) return { ...c, sign };
+  const guess = guessCircleSign(page, c);
+  return guess ? { ...c, sign: guess, guessed: true } : { ...c, sign: undefined };
+}
+
+export type SignedCircle = Circle & { sign: string | undefined; guessed?: boolean };
+
+/**
+ * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
+ * then leaves uncertain) into the OCR line that runs through the circle, at its place.
+ */
+export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrLine[] {
+  return lines.map((line) => {
+    const mine = circles.filter((c) => c.y >= line.box.y && c.y <= line.box.y + line.box.h && c.x >= line.box.x - c.r && c.x <= line.box.x + line.box.w + c.r);
+    if (mine.length === 0) return line;
+    let chars = line.chars.filter((c) => c.text.trim() !== '');
+    let unread = false;
+    let changed = false;
+    for (const c of mine) {
+      const own = chars.findIndex((ch) => /[<>=＝]/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.2 * c.r);
+      if (own >= 0) {
+        // The recogniser read the sign itself. An "=" in a circle is a comparison's answer, not
+        // the equals of a sum: the circle goes in front of it ("42○=24"), and what is left of the
+        // painted-out ring and still reads as a bracket ("22+26○=)48") goes.
+        const sign = chars[own] as OcrLine['chars'][number];
+        if (!/[=＝]/.test(sign.text)) continue;
+        const ring = (ch: OcrLine['chars'][number]): boolean => ch !== sign && /^[()（）]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 1.5 * c.r;
+        chars = chars.filter((ch) => !ring(ch));
+        chars.splice(chars.indexOf(sign), 0, { text: '○', confidence: sign.confidence, x0: sign.x0, x1: sign.x0 });
+        changed = true;
+        continue;
+      }
+      // The blurred sign in a circle the recogniser read as a "-": the circle's sign replaces it.
+      const dash = c.sign ? chars.findIndex((ch) => /^[-一]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 0.6 * c.r) : -1;
+      if (dash >= 0) chars.splice(dash, 1);
+      changed = true;
+      const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
+      // An empty circle is the child's blank ("45○54"), an unreadable one stays ○ but unsure.
+      const sign = { text: c.sign || '○', confidence: c.sign === undefined ? UNREAD_SIGN_CONFIDENCE : c.guessed ? INK_GUESSED : 0.9, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
+      // An "=" in a circle is the comparison's answer, not a sum's equals: "42○=24".
+      chars.splice(at < 0 ? chars.length : at, 0, ...(sign.text === '=' ? [{ ...sign, text: '○' }, sign] : [sign]));
+      // A sign that could not be read must not look like a blank answer: the line becomes unsure.
+      unread ||= c.sign === undefined;
+    }
+    if (!changed) return line;
+    const x0 = Math.min(line.box.x, ...mine.map((c) => c.x - c.r));
+    const x1 = Math.max(line.box.x + line.box.w, ...mine.map((c) => c.x + c.r));
+    return { ...line, text: chars.map((c) => c.text).join(''), chars, box: { ...line.box, x: x0, w: x1 - x0 }, minCharConfidence: unread ? Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) : line.minCharConfidence };
+  });
+}
+
+/**
+ * Lines tilted on the flattened page: the page was not flattened there (its corners were found
+ * wrong), and the recogniser may have run rows or problems together — "7+0.9=15" for
+ * "0.7+0.9=1.6", "(10+4)=9" for "(10+44)÷6=9" from two rows in one box. A tilted line's
+ * readings can confirm a right answer, never condemn one; when a fifth of the page's lines are
+ * tilted, so are all its readings (the merged box of two rows is itself level). Level lines stay
+ * within 4.5° after deskewing (8 hard synthetic pages); on the two badly flattened pages seen,
+ * half the lines were tilted 6–22°.
+ */
+export function doubtedIfTilted(lines: OcrLine[]): OcrLine[] {
+  const tilts = lines.map((line) => {
+    const [a, b] = line.quad;
+    return a && b && line.chars.length >= 3 ? Math.abs((Math.atan2(b[1] - a[1], b[0] - a[0]) * 180) / Math.PI) : undefined;
+  });
+  const measured = tilts.filter((t): t is number => t !== undefined);
+  const pageTilted = measured.filter((t) => t > MAX_LINE_TILT_DEG).length > 0.2 * measured.length;
+  return lines.map((line, i) => (pageTilted || (tilts[i] ?? 0) > MAX_LINE_TILT_DEG ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line));
+}
+
+const MAX_LINE_TILT_DEG = 6;

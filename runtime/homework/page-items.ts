@@ -1,0 +1,222 @@
+/**
+ * A homework page's problems from its OCR lines: fragments joined, drill rows split into
+ * problems with their own boxes and confidences, headings left out, and word problems gathered
+ * with the child's answer lines for the cloud.
+ */
+import type { OcrLine } from '../../models/ocr/index.js';
+import { splitProblems } from '../../scenes/homework/arithmetic.js';
+import { type Char, UNREAD_SIGN_CONFIDENCE } from './ink-reading.js';
+
+export type Box = { x: number; y: number; w: number; h: number };
+
+/** A problem's text with the part of the OCR line it came from. */
+export interface Piece {
+  text: string;
+  confidence: number;
+  minCharConfidence: number;
+  box: Box;
+  /** Right edge of the piece's last equals sign, where the answer begins. */
+  equalsX?: number;
+  /** What the ink says about its operators, by position among the piece's non-space characters. */
+  ink?: InkNote[];
+  /** Between the brackets of a fill-in blank read as "()": where the child's answer would be. */
+  bracketGap?: { x0: number; x1: number };
+  /** The piece's characters as read (spaces left out), for grading it with another reading of one. */
+  chars?: Char[];
+  /** The slot after its "=" was looked at and is bare paper: nothing is written there. */
+  bareSlot?: true;
+}
+
+function bracketGapOf(chars: Char[]): Piece['bracketGap'] {
+  const at = chars.findIndex((c, i) => /^[(（]$/.test(c.text) && /^[)）]$/.test(chars[i + 1]?.text ?? ''));
+  return at < 0 ? undefined : { x0: (chars[at] as Char).x1, x1: (chars[at + 1] as Char).x0 };
+}
+
+/** The ink confirms the operator read at `at`, or supports reading it as `alt` too. */
+interface InkNote { at: number; read: string; sure?: true; alt?: string }
+
+function inkNotesOf(chars: Char[]): InkNote[] | undefined {
+  const notes = chars.flatMap((c, at): InkNote[] => (c.sure || c.alt ? [{ at, read: c.text, ...(c.sure ? { sure: true as const } : {}), ...(c.alt ? { alt: c.alt } : {}) }] : []));
+  return notes.length ? notes : undefined;
+}
+
+function equalsEnd(chars: OcrLine['chars']): number | undefined {
+  const eq = [...chars].reverse().find((c) => c.text === '=' || c.text === '＝');
+  return eq?.x1;
+}
+
+/** Same text row: vertical overlap of at least half the shorter box. */
+function sameRow(a: Box, b: Box): boolean {
+  const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+  return overlap >= 0.5 * Math.min(a.h, b.h);
+}
+
+export function union(a: Box, b: Box): Box {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
+}
+
+/**
+ * The detector sometimes splits a problem from its handwritten answer ("23+45=" | "68") or a
+ * fill-in blank from its closing part. Joins a line to the one before it on the same row when
+ * the earlier part is visibly unfinished and the gap is small.
+ */
+export function joinFragments(lines: OcrLine[]): OcrLine[] {
+  const out: OcrLine[] = [];
+  for (const line of lines) {
+    const prev = out[out.length - 1];
+    const gap = prev ? line.box.x - (prev.box.x + prev.box.w) : Infinity;
+    const unfinished = prev !== undefined && /[=＝(（○<>+\-×÷]\s*$/.test(prev.text);
+    const continues = /^\s*[)）=＝<>]/.test(line.text);
+    if (prev && sameRow(prev.box, line.box) && gap >= -2 && gap < 3 * Math.max(prev.box.h, line.box.h) && (unfinished || continues)) {
+      const n1 = prev.chars.length || 1;
+      const n2 = line.chars.length || 1;
+      out[out.length - 1] = {
+        ...prev,
+        text: prev.text + line.text,
+        confidence: (prev.confidence * n1 + line.confidence * n2) / (n1 + n2),
+        minCharConfidence: Math.min(prev.minCharConfidence, line.minCharConfidence),
+        box: union(prev.box, line.box),
+        chars: [...prev.chars, ...line.chars],
+      };
+    } else out.push(line);
+  }
+  return out;
+}
+
+const DOT = /^[.·。…]$/;
+
+/**
+ * Mean and lowest confidence of a problem's characters, leaving out the dots of a remainder's
+ * "……": the recogniser is never sure how many dots it saw (0.5 is usual), and their number does
+ * not matter — any run of dots is read as "……".
+ */
+export function confidenceOf(chars: Char[]): { confidence: number; minCharConfidence: number } {
+  const counted = chars.filter((c, i) => !(c.text === '…' || (DOT.test(c.text) && (DOT.test(chars[i - 1]?.text ?? '') || DOT.test(chars[i + 1]?.text ?? '')))));
+  const used = counted.length ? counted : chars;
+  return { confidence: used.reduce((s, c) => s + c.confidence, 0) / used.length, minCharConfidence: Math.min(...used.map((c) => c.confidence)) };
+}
+
+/** Splits a line holding several problems of a drill row and gives each its own box from the character positions. */
+export function piecesOf(line: OcrLine): Piece[] {
+  const parts = splitProblems(line.text);
+  const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
+  if (parts.length <= 1 || line.chars.length === 0) {
+    // A confidence lowered for the whole line (a lost comparison sign) stays lowered.
+    const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence));
+    const { confidence, minCharConfidence } = confidenceOf(chars);
+    return [{ text: line.text, confidence: chars.length ? confidence : line.confidence, minCharConfidence: lowered || !chars.length ? line.minCharConfidence : minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars), chars }];
+  }
+  // A confidence lowered for the whole line (an unread sign, a tilted line) stays with each piece.
+  const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence)) ? line.minCharConfidence : 1;
+  const pieces: Piece[] = [];
+  let at = 0;
+  for (const part of parts) {
+    const n = [...part.replace(/\s+/g, '')].length;
+    const mine = chars.slice(at, at + n);
+    at += n;
+    if (mine.length === 0) continue;
+    const x0 = Math.min(...mine.map((c) => c.x0));
+    const x1 = Math.max(...mine.map((c) => c.x1));
+    const own = confidenceOf(mine);
+    pieces.push({
+      text: part,
+      confidence: own.confidence,
+      minCharConfidence: Math.min(own.minCharConfidence, lowered),
+      box: { x: Math.max(line.box.x, x0), y: line.box.y, w: Math.max(1, Math.min(line.box.x + line.box.w, x1) - Math.max(line.box.x, x0)), h: line.box.h },
+      equalsX: equalsEnd(mine),
+      ink: inkNotesOf(mine),
+      bracketGap: bracketGapOf(mine),
+      chars: mine,
+    });
+  }
+  return pieces;
+}
+
+/** Arithmetic on a line: operators between numbers, an equals sign, or a comparison circle. */
+export function looksLikeArithmetic(text: string): boolean {
+  const t = text.replace(/\s+/g, '');
+  return /\d[+\-×÷xX*:]\s*[\d(（]|[=＝○]|\d[<>]\d/.test(t);
+}
+
+const CJK = /[\u4e00-\u9fff]/;
+
+/**
+ * What a line of the page is. Titles, section headings ("二、看拼音，写词语。"), name/date
+ * lines and page numbers are not problems; "答：…" is the answer to the question above it; a
+ * line of Chinese is a question for the cloud (a word problem, 看拼音写词语), and the lines
+ * under it up to the next problem are the child's answer to it.
+ */
+export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'question' | 'other' {
+  const t = text.replace(/\s+/g, '');
+  if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d+[—\-–]*$/.test(t)) return 'header';
+  if (/^答[:：]/.test(t)) return 'answer';
+  if (looksLikeArithmetic(t) && !/[？?]$/.test(t)) return 'arithmetic';
+  if (CJK.test(t) && [...t].length >= 4) return 'question';
+  return 'other';
+}
+
+/**
+ * "91   75" with nothing between: a comparison whose circle and sign were both lost. It becomes
+ * "91○75" with an unread sign, so the problem still gets its mark (uncertain) instead of vanishing.
+ */
+export function lostComparison(line: OcrLine): OcrLine | undefined {
+  const chars = line.chars.filter((c) => c.text.trim() !== '');
+  if (chars.length < 2 || !chars.every((c) => /[\d+\-×÷()]/.test(c.text)) || /[=<>○]/.test(line.text)) return undefined;
+  let gapAt = -1;
+  let widest = 0.8 * line.box.h;
+  for (let i = 1; i < chars.length; i++) {
+    const gap = (chars[i] as { x0: number }).x0 - (chars[i - 1] as { x1: number }).x1;
+    if (gap > widest) [gapAt, widest] = [i, gap];
+  }
+  if (gapAt < 0) return undefined;
+  const left = chars.slice(0, gapAt).map((c) => c.text).join('');
+  const right = chars.slice(gapAt).map((c) => c.text).join('');
+  if (!/\d$/.test(left) || !/^\d/.test(right)) return undefined;
+  return { ...line, text: `${left}○${right}`, minCharConfidence: Math.min(line.minCharConfidence, UNREAD_SIGN_CONFIDENCE) };
+}
+
+export interface PageItem extends Piece {
+  /** For a cloud question: the child's answer lines under it. */
+  answer?: string;
+  arithmetic: boolean;
+}
+
+const endsQuestion = (text: string): boolean => /[？?]\s*$/.test(text);
+
+/** A task label before a colon: "看拼音写词语：tàiyáng". */
+const instruction = (text: string): boolean => /^[\u4e00-\u9fff]{3,8}[:：]/.test(text.replace(/\s+/g, ''));
+
+/** Whether a question's lines so far (the first, and the ones under it) hold its question mark. */
+const asked = (q: PageItem): boolean => /[？?]/.test(q.text + (q.answer ?? ''));
+
+/** The page's problems in reading order, from its OCR lines. */
+export function pageItems(lines: OcrLine[]): PageItem[] {
+  const items: PageItem[] = [];
+  let question: PageItem | undefined;
+  for (const raw of joinFragments(lines)) {
+    const line = lostComparison(raw) ?? raw;
+    const role = lineRole(line.text);
+    if (role === 'header') {
+      question = undefined;
+    } else if (role === 'arithmetic') {
+      question = undefined;
+      for (const p of piecesOf(line)) if (looksLikeArithmetic(p.text)) items.push({ ...p, arithmetic: true });
+    } else if (role === 'question' && (!question || (asked(question) && endsQuestion(line.text)) || instruction(line.text))) {
+      // A new question: none is open, or the open one has asked its question and this line asks
+      // another, or the line begins with a task ("看拼音写词语：…").
+      question = { text: line.text.replace(/\s+/g, ''), confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, arithmetic: false };
+      items.push(question);
+    } else if (question) {
+      // The rest of a question that wraps (until its question mark), then the child's answer
+      // (答：…, the characters in the boxes).
+      const text = line.text.replace(/\s+/g, '').replace(/^答[:：]/, '');
+      if (role === 'question' && !asked(question) && question.answer === undefined) question.text += text;
+      else question.answer = (question.answer ?? '') + text;
+      question.box = union(question.box, line.box);
+      question.minCharConfidence = Math.min(question.minCharConfidence, line.minCharConfidence);
+    }
+  }
+  return items;
+}
