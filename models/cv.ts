@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type * as OpenCV from '@u4/opencv4nodejs';
 
 /**
@@ -19,6 +20,12 @@ function load(): Cv {
     // calls alike (seen in bench:homework after ~20 pages). Full, non-incremental collections avoid
     // it; the pauses stay a few milliseconds at the lamp's heap size.
     v8.setFlagsFromString('--no-incremental-marking');
+    // The binding tells V8 about each Mat's pixels as they are allocated and freed. A Mat freed by
+    // the collector then starts a collection inside the collection, which on Node 20 waits forever
+    // on V8's own lock (seen three times in a day of bench:homework: the process hung in
+    // cppgc::MarkerBase, called from cv::Mat::release). Without that accounting V8 never collects
+    // for the pixels' sake, so `collectGarbage()` does it after each page.
+    process.env.OPENCV4NODEJS_DISABLE_EXTERNAL_MEM_TRACKING ??= '1';
     (require('@u4/opencv-build') as { Log: { silence: boolean } }).Log.silence = true;
     loaded = require('@u4/opencv4nodejs') as Cv;
   }
@@ -27,3 +34,18 @@ function load(): Cv {
 
 export const cv: Cv = new Proxy({} as Cv, { get: (_, key) => load()[key as keyof Cv] });
 export type Mat = OpenCV.Mat;
+
+let gc: (() => void) | undefined;
+
+/**
+ * A full garbage collection now, freeing the pixels of every Mat no longer referenced (a page
+ * makes hundreds, a few MB each; V8 does not count them, see `load`). Costs milliseconds; call it
+ * after a page, not in a loop.
+ */
+export function collectGarbage(): void {
+  if (!gc) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cv, type Mat } from '../../models/cv.js';
+import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CONFIDENCE, type GradeResult, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -40,6 +40,8 @@ export class HomeworkChecker {
 
   async check(image: Buffer | Mat, opts: { skipQuality?: boolean } = {}): Promise<PageResult> {
     const t0 = performance.now();
+    // The previous page's images are unreferenced now: free their pixels (see collectGarbage).
+    collectGarbage();
     const prepared = await preparePage(image, { dumpDir: this.opts.dumpDir, skipQuality: opts.skipQuality });
     const t1 = performance.now();
     if (!prepared.quality.ok || !prepared.page) {
