@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
 import { comparisonMisread } from './checker.js';
-import { doubtedIfTilted, readSignsFromInk, withCircleSigns } from './ink-reading.js';
+import { doubtedLines, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { joinFragments, lineRole, pageItems } from './page-items.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
@@ -262,7 +262,7 @@ describe('a remainder\'s dots read as one point', () => {
   });
 });
 
-describe('lines tilted on the flattened page', () => {
+describe('lines the flattened page may have spoilt', () => {
   const tilted = (deg: number, y = 10): OcrLine => {
     const l = line('7+0.9=15', 10, y);
     const t = Math.tan((deg * Math.PI) / 180) * 160;
@@ -271,20 +271,27 @@ describe('lines tilted on the flattened page', () => {
   const doubted = (l: OcrLine | undefined) => (l?.minCharConfidence ?? 1) < 0.5;
 
   it('a tilted line can confirm a right answer but not condemn one; a level line keeps its confidence', () => {
-    const [bad, ...level] = doubtedIfTilted([tilted(12), ...[50, 90, 130, 170, 210].map((y) => tilted(2, y))]);
+    const [bad, ...level] = doubtedLines([tilted(12), ...[50, 90, 130, 170, 210].map((y) => tilted(2, y))], 500);
     expect(doubted(bad)).toBe(true);
     expect(bad?.minCharConfidence).toBeGreaterThanOrEqual(0.3);
     expect(level.some(doubted)).toBe(false);
     // The lowered confidence stays with the problems cut from the line.
     expect(pageItems([bad as OcrLine])[0]?.minCharConfidence).toBeLessThan(0.5);
-    const [two] = doubtedIfTilted([{ ...tilted(12), ...line('7+8=15 6+3=9', 10, 10), quad: (bad as OcrLine).quad }]);
+    const [two] = doubtedLines([{ ...tilted(12), ...line('7+8=15 6+3=9', 10, 10), quad: (bad as OcrLine).quad }], 500);
     const items = pageItems([two as OcrLine]);
     expect(items.map((i) => i.text)).toEqual(['7+8=15', '6+3=9']);
     expect(items.every((i) => i.minCharConfidence < 0.5)).toBe(true);
   });
 
+  it('a line running into the side of the page may have lost what was beyond it', () => {
+    const [cut, inside] = doubtedLines([line('5+26=71', 1, 10), line('5+26=71', 300, 50)], 1000);
+    expect(doubted(cut)).toBe(true);
+    expect(doubted(inside)).toBe(false);
+    expect(doubted(doubtedLines([line('5+26=71', 860, 10)], 1000)[0])).toBe(true);
+  });
+
   it('on a page where many lines are tilted, the level ones are doubted too', () => {
-    const lines = doubtedIfTilted([tilted(12), tilted(9, 50), tilted(1, 90), tilted(0, 130)]);
+    const lines = doubtedLines([tilted(12), tilted(9, 50), tilted(1, 90), tilted(0, 130)], 500);
     expect(lines.every(doubted)).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { type Circle, eraseComparisonCircles, findComparisonCircles, inkExtent, 
 import { DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CONFIDENCE, type GradeResult, gradeProblem } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { doubtedIfTilted, INK_GUESSED, readSignsFromInk, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { doubtedLines, INK_GUESSED, readSignsFromInk, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -58,7 +58,7 @@ export class HomeworkChecker {
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
-    const pieces = pageItems(doubtedIfTilted(lines.map((l) => this.withInk(page, l))));
+    const pieces = pageItems(doubtedLines(lines.map((l) => this.withInk(page, l)), page.cols));
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased, circles };
     for (const piece of pieces) {

@@ -188,22 +188,27 @@ export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrL
 }
 
 /**
- * Lines tilted on the flattened page: the page was not flattened there (its corners were found
- * wrong), and the recogniser may have run rows or problems together — "7+0.9=15" for
- * "0.7+0.9=1.6", "(10+4)=9" for "(10+44)÷6=9" from two rows in one box. A tilted line's
- * readings can confirm a right answer, never condemn one; when a fifth of the page's lines are
- * tilted, so are all its readings (the merged box of two rows is itself level). Level lines stay
- * within 4.5° after deskewing (8 hard synthetic pages); on the two badly flattened pages seen,
- * half the lines were tilted 6–22°.
+ * Lines whose reading can confirm a right answer but never condemn one, because the page was not
+ * flattened well around them:
+ * - tilted lines: the page's corners were found wrong there, and the recogniser may have run
+ *   rows or problems together ("7+0.9=15" for "0.7+0.9=1.6", "(10+4)=9" for "(10+44)÷6=9" from
+ *   two rows in one box). When a fifth of the page's lines are tilted, all are doubted (the merged
+ *   box of two rows is itself level). Level lines stay within 4.5° after deskewing (8 hard
+ *   synthetic pages); on the two badly flattened pages seen, half were tilted 6–22°.
+ * - lines that run into the left or right edge of the flattened page: what was beyond the edge
+ *   was cut off ("5+26=71" for "45+26=71").
  */
-export function doubtedIfTilted(lines: OcrLine[]): OcrLine[] {
+export function doubtedLines(lines: OcrLine[], pageWidth: number): OcrLine[] {
   const tilts = lines.map((line) => {
     const [a, b] = line.quad;
     return a && b && line.chars.length >= 3 ? Math.abs((Math.atan2(b[1] - a[1], b[0] - a[0]) * 180) / Math.PI) : undefined;
   });
   const measured = tilts.filter((t): t is number => t !== undefined);
   const pageTilted = measured.filter((t) => t > MAX_LINE_TILT_DEG).length > 0.2 * measured.length;
-  return lines.map((line, i) => (pageTilted || (tilts[i] ?? 0) > MAX_LINE_TILT_DEG ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line));
+  const atEdge = (line: OcrLine): boolean => line.box.x <= EDGE * pageWidth || line.box.x + line.box.w >= (1 - EDGE) * pageWidth;
+  return lines.map((line, i) => (pageTilted || (tilts[i] ?? 0) > MAX_LINE_TILT_DEG || atEdge(line) ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line));
 }
 
+/** A line this close to the page's side (a share of its width) runs into it: a page's margin is wider. */
+const EDGE = 0.01;
 const MAX_LINE_TILT_DEG = 6;
