@@ -28,7 +28,8 @@ export const UNREAD_SIGN_CONFIDENCE = 0.2;
  * a bare bar is sure, and so is an x or × whose ink is a cross of diagonals. A + whose strokes
  * do not cross keeps its reading with ÷ as another one.
  * An "=" the recogniser lost is put back, or vouched for when it hardly believed it (see
- * `lostEquals`); a remainder's "……" read as one point is put back (see `remainderDots`).
+ * `lostEquals`); a remainder's "……" and a minus read as one point are put back (see
+ * `remainderDots`, `minusReadAsPoint`).
  */
 export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
   const equals = lostEquals(page, line);
@@ -68,9 +69,9 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
 }
 
 /**
- * The line's lowest character confidence after the ink put back or vouched for an "=": the
- * doubtful "=" counts, what the recogniser read there does not; a confidence the line had lowered
- * for itself stays.
+ * The line's lowest character confidence after the ink put back or vouched for characters: the
+ * doubtful ones count, what the recogniser read in their place does not; a confidence the line
+ * had lowered for itself stays.
  */
 function lowestAfterInk(line: OcrLine, chars: Char[]): number {
   const lowest = (cs: Char[]): number => Math.min(...cs.filter((c) => c.text.trim() !== '').map((c) => c.confidence));
@@ -85,7 +86,7 @@ function lowestAfterInk(line: OcrLine, chars: Char[]): number {
 function remainderDots(line: OcrLine, i: number): boolean {
   const [prev, dot, next] = [line.chars[i - 1], line.chars[i], line.chars[i + 1]];
   if (!dot || !/^[.·。]$/.test(dot.text) || !isDigit(prev) || !isDigit(next)) return false;
-  const operator = line.chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
+  const operator = line.chars.findIndex((c) => OPERATOR.test(c.text));
   return operator >= 0 && operator < i - 2 && (next as Char).x0 - (prev as Char).x1 >= 0.8 * line.box.h;
 }
 
@@ -96,10 +97,14 @@ function remainderDots(line: OcrLine, i: number): boolean {
 function minusReadAsPoint(line: OcrLine, i: number): boolean {
   const chars = line.chars;
   const equals = chars.findIndex((c) => c.text === '=' || c.text === '＝');
-  return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]) && !chars.slice(0, equals).some((c) => /^[+\-×÷xX]$/.test(c.text));
+  return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]) && !chars.slice(0, equals).some((c) => OPERATOR.test(c.text));
 }
 
+const OPERATOR = /^[+\-×÷xX]$/;
 const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
+
+/** Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`; x its ink's span. */
+type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number };
 
 /**
  * The "=" of a sum the recogniser lost on a blurred page: read as 元, 年 or m (its two bars
@@ -108,12 +113,10 @@ const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test
  * is the "="; otherwise, after the operator, the one place where the ink has an equals-shaped
  * mark (`equalsSigns`) and the recogniser read a "-" or nothing between two digits.
  */
-type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number };
-
 function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
   const chars = line.chars;
   if (chars.some((c) => /^[=＝<>○]$/.test(c.text))) return undefined;
-  const firstOperator = chars.findIndex((c) => /^[+\-×÷xX]$/.test(c.text));
+  const firstOperator = chars.findIndex((c) => OPERATOR.test(c.text));
   if (firstOperator < 0) return undefined;
   // Between two digits after the operator, with only the answer after it ("…=1.5", "…=3……2").
   const between = (i: number, next = i + 1): boolean => i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(chars[next]) && chars.slice(next).every((c) => /^[\d.·。…/\s]$/.test(c.text));
