@@ -2,7 +2,7 @@
  * Renders a sheet's HTML in headless Chromium and reads back where every problem and every
  * handwritten answer landed, in CSS pixels of the sheet.
  */
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 export type Rect = [number, number, number, number];
 
@@ -71,28 +71,15 @@ const BOXES = `(n) => {
 
 export async function renderSheet(browser: Browser, html: string, width: number, height: number, count: number): Promise<RenderedSheet> {
   const context = await browser.newContext({ viewport: { width: width + 40, height: height + 40 }, deviceScaleFactor: RENDER_SCALE });
-  let timer: NodeJS.Timeout | undefined;
-  // A renderer that dies mid-page (seen once in a long benchmark run) leaves page.evaluate
-  // waiting forever: give up with an error instead.
-  const stalled = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`rendering a sheet took over ${RENDER_TIMEOUT_MS / 1000} s: Chromium stopped answering`)), RENDER_TIMEOUT_MS);
-  });
   try {
-    return await Promise.race([render(context, html, width, height, count), stalled]);
+    const page = await context.newPage();
+    await page.setContent(html, { waitUntil: 'load' });
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    const fontSize = (await page.evaluate(FIT)) as number;
+    const boxes = (await page.evaluate(`(${BOXES})(${count})`)) as RenderedSheet['boxes'];
+    const png = await page.locator('#page').screenshot({ type: 'png', animations: 'disabled', caret: 'hide' });
+    return { png, scale: RENDER_SCALE, width, height, fontSize, boxes };
   } finally {
-    clearTimeout(timer);
-    await Promise.race([context.close(), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    await context.close();
   }
-}
-
-const RENDER_TIMEOUT_MS = 60_000;
-
-async function render(context: BrowserContext, html: string, width: number, height: number, count: number): Promise<RenderedSheet> {
-  const page = await context.newPage();
-  await page.setContent(html, { waitUntil: 'load' });
-  await page.evaluate('document.fonts.ready.then(() => true)');
-  const fontSize = (await page.evaluate(FIT)) as number;
-  const boxes = (await page.evaluate(`(${BOXES})(${count})`)) as RenderedSheet['boxes'];
-  const png = await page.locator('#page').screenshot({ type: 'png', animations: 'disabled', caret: 'hide' });
-  return { png, scale: RENDER_SCALE, width, height, fontSize, boxes };
 }
