@@ -1,5 +1,5 @@
 import { cv, type Mat } from '../cv.js';
-import { inkMarks, requireImage } from './image.js';
+import { inkMarks, requireImage, toGray } from './image.js';
 
 export interface Circle {
   x: number;
@@ -91,7 +91,7 @@ export function readCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | '' | und
   const w = Math.min(2 * half, page.cols - x);
   const h = Math.min(2 * half, page.rows - y);
   if (w < 6 || h < 6) return undefined;
-  const gray = (page.channels === 1 ? page : page.bgrToGray()).getRegion(new cv.Rect(x, y, w, h));
+  const gray = toGray(page.getRegion(new cv.Rect(x, y, w, h)));
   // Empty: nothing darker than the paper well inside the ring (a square of half a radius).
   const q = Math.round(c.r * 0.5);
   const inner = gray.getRegion(new cv.Rect(Math.max(0, half - q), Math.max(0, half - q), Math.min(2 * q, w - Math.max(0, half - q)), Math.min(2 * q, h - Math.max(0, half - q))));
@@ -175,7 +175,7 @@ export function guessCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | undefin
   const y0 = Math.round(c.y - R);
   const n = Math.round(2 * R);
   if (n < 6 || x0 < 0 || y0 < 0 || x0 + n > page.cols || y0 + n > page.rows) return undefined;
-  const gray = (page.channels === 1 ? page : page.bgrToGray()).getRegion(new cv.Rect(x0, y0, n, n));
+  const gray = toGray(page.getRegion(new cv.Rect(x0, y0, n, n)));
   const inside = (x: number, y: number): boolean => (x + 0.5 - n / 2) ** 2 + (y + 0.5 - n / 2) ** 2 <= (n / 2) ** 2;
   const values: number[] = [];
   for (let y = 0; y < n; y++) for (let x = 0; x < n; x++) if (inside(x, y)) values.push(gray.at(y, x));
