@@ -102,14 +102,13 @@ export function confidenceOf(chars: Char[]): { confidence: number; minCharConfid
 export function piecesOf(line: OcrLine): Piece[] {
   const parts = splitProblems(line.text);
   const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
-  if (parts.length <= 1 || line.chars.length === 0) {
-    // A confidence lowered for the whole line (a lost comparison sign) stays lowered.
-    const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence));
-    const { confidence, minCharConfidence } = confidenceOf(chars);
-    return [{ text: line.text, confidence: chars.length ? confidence : line.confidence, minCharConfidence: lowered || !chars.length ? line.minCharConfidence : minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars), chars }];
-  }
   // A confidence lowered for the whole line (an unread sign, a tilted line) stays with each piece.
   const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence)) ? line.minCharConfidence : 1;
+  if (parts.length <= 1 || line.chars.length === 0) {
+    if (chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), chars }];
+    const own = confidenceOf(chars);
+    return [{ text: line.text, confidence: own.confidence, minCharConfidence: Math.min(own.minCharConfidence, lowered), box: line.box, equalsX: equalsEnd(line.chars), ink: inkNotesOf(chars), bracketGap: bracketGapOf(chars), chars }];
+  }
   const pieces: Piece[] = [];
   let at = 0;
   for (const part of parts) {
