@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
-import { DEFAULT_BLANK_MIN_CONFIDENCE, DEFAULT_MIN_CONFIDENCE, type GradeResult, gradeProblem } from '../../scenes/homework/arithmetic.js';
+import { type GradeResult, gradeProblem } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { doubtedLines, INK_GUESSED, readSignsFromInk, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
@@ -120,22 +120,15 @@ export class HomeworkChecker {
    * unmistakable (a ÷ with both dots, a bare -) is not taken for its look-alike. When the answer
    * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
    * + has no crossing, the ink decides: correct. Only a right answer is ever concluded this way.
+   * Bare paper where the answer goes makes an empty reading a blank.
    */
   private gradeWithSigns(page: Mat, piece: PageItem): GradeResult {
     const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece.text, n.at, n.read) ?? -1] : [])));
-    const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed };
-    const opts = { minConfidence: this.opts.minConfidence };
-    const g = gradeProblem(input, opts);
-    // An empty fill-in bracket is unsure because OCR moves a bracket's content; bare paper
-    // between the brackets is a blank.
-    if (g.reason === 'blank_maybe_unread' && g.kind === 'fill_blank' && piece.bracketGap && piece.confidence >= DEFAULT_BLANK_MIN_CONFIDENCE && bareBetween(page, piece.box, piece.bracketGap)) {
-      return { ...g, verdict: 'incorrect', reason: 'blank' };
-    }
-    // A problem read up to its "=" with bare paper after it is not answered: the recogniser's
-    // doubt about the rest of the line does not make the paper less bare.
-    if (g.reason === 'blank_maybe_unread' && g.kind !== 'fill_blank' && piece.bareSlot && piece.confidence >= (this.opts.minConfidence ?? DEFAULT_MIN_CONFIDENCE)) {
-      return { ...g, verdict: 'incorrect', reason: 'blank' };
-    }
+    // Where the answer goes is bare paper: between an empty fill-in bracket's halves, or in the
+    // slot after the "=" (looked at by readMissingAnswers).
+    const blankSeen = piece.bracketGap ? bareBetween(page, piece.box, piece.bracketGap) : piece.bareSlot === true;
+    const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen };
+    const g = gradeProblem(input, { minConfidence: this.opts.minConfidence });
     if (g.verdict !== 'uncertain') return g;
     const other = this.alternateReading(piece);
     return other?.verdict === 'correct' ? { ...other, reason: 'sign_read_from_ink' } : g;
@@ -165,19 +158,22 @@ export class HomeworkChecker {
   private async readMissingAnswers(page: Mat, pieces: PageItem[]): Promise<void> {
     // A remainder's digit after its dots ("16÷5=3……") is missed the same way: its slot is just
     // right of the dots, which end where the piece's box does.
-    const slotOf = (p: PageItem): Box | undefined =>
-      /[=＝]\s*$/.test(p.text) ? answerSlot(page, p.box, p.equalsX, 3.5) : /(…|[.·。]{2,})\s*$/.test(p.text) ? answerSlot(page, p.box, p.box.x + p.box.w - 0.3 * p.box.h, 1.5) : undefined;
-    const open = pieces.flatMap((p) => {
-      const slot = p.arithmetic ? slotOf(p) : undefined;
-      return slot ? [{ p, slot }] : [];
-    });
-    if (open.length === 0) return;
+    const slotOf = (p: PageItem): { slot: Box; afterEquals: boolean } | undefined =>
+      /[=＝]\s*$/.test(p.text)
+        ? { slot: answerSlot(page, p.box, p.equalsX, 3.5), afterEquals: true }
+        : /(…|[.·。]{2,})\s*$/.test(p.text)
+          ? { slot: answerSlot(page, p.box, p.box.x + p.box.w - 0.3 * p.box.h, 1.5), afterEquals: false }
+          : undefined;
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
-    // of paper is what the recogniser misses.
-    const inked = open.map(({ p, slot }) => ({ p, slot: inkBox(page, slot, p.box.h) })).filter((x): x is { p: PageItem; slot: Box } => {
-      if (x.slot === undefined && /[=＝]\s*$/.test(x.p.text)) x.p.bareSlot = true;
-      return x.slot !== undefined;
-    });
+    // of paper is what the recogniser misses. A bare slot after "=" is noted: nothing is written.
+    const inked: { p: PageItem; slot: Box }[] = [];
+    for (const p of pieces) {
+      const open = p.arithmetic ? slotOf(p) : undefined;
+      if (!open) continue;
+      const ink = inkBox(page, open.slot, p.box.h);
+      if (ink) inked.push({ p, slot: ink });
+      else if (open.afterEquals) p.bareSlot = true;
+    }
     if (inked.length === 0) return;
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
     inked.forEach(({ p, slot }, i) => {

@@ -224,6 +224,16 @@ describe('gradeProblem: confidence and blanks', () => {
     expect(grade('30+口=50', 0.95)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
   });
 
+  it('bare paper seen where the answer goes makes a blank at the ordinary minimum; a fill-in bracket still needs the blank minimum', () => {
+    const seen = (text: string, confidence: number) => gradeProblem({ text, confidence, blankSeen: true });
+    expect(seen('23+45=', 0.85)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
+    expect(seen('23+45=', 0.75)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    expect(seen('30+()=50', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
+    expect(seen('30+()=50', 0.85)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
+    // An answer that was read is graded as read.
+    expect(seen('23+45=68', 0.95)).toMatchObject({ verdict: 'correct' });
+  });
+
   it('requireLowestTerms marks an unreduced fraction wrong, not its value', () => {
     expect(gradeProblem({ text: '1/4+1/4=2/4', confidence: 0.95 }, { requireLowestTerms: true })).toMatchObject({ verdict: 'incorrect', reason: 'not_lowest_terms' });
     expect(gradeProblem({ text: '1/4+1/4=1/2', confidence: 0.95 }, { requireLowestTerms: true }).verdict).toBe('correct');

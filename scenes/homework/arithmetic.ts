@@ -20,6 +20,8 @@ import type { Rational } from './rational.js';
  * 3. Nothing written → incorrect with reason 'blank' when the reading is very confident
  *    (`blankMinConfidence`), no look-alike was guessed where the answer goes and it is not an
  *    empty fill-in bracket (OCR moves a bracket's content); otherwise uncertain 'blank_maybe_unread'.
+ *    When the caller saw bare paper where the answer goes (`blankSeen`), the ink settles it: blank
+ *    (a fill-in bracket still needs `blankMinConfidence`).
  * 4. The answer in another unit than the question's → uncertain 'unit_conversion'.
  * 5. The answer equals the exact value → correct. Equivalent forms count: 0.50 = 0.5,
  *    2/4 = 1/2 (grade 3 adds fractions with the same denominator and does not reduce them;
@@ -54,6 +56,11 @@ export interface GradeInput {
    * that is a cross of diagonals): they are never taken for their look-alikes.
    */
   inkConfirmed?: ReadonlySet<number>;
+  /**
+   * The page's ink where the answer goes (after the "=", or between a fill-in bracket's halves)
+   * is bare paper: an empty reading there is a blank, not a lost answer.
+   */
+  blankSeen?: boolean;
 }
 
 export interface GradeOptions {
@@ -214,8 +221,11 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   }
   if (p.studentAnswer === '') {
     // An empty bracket is often the recogniser moving its content elsewhere ("( 9 )×2=18" read as
-    // "()×2=189"): never called blank.
-    const sure = input.confidence >= blankMin && p.guesses.answer.length === 0 && p.kind !== 'fill_blank';
+    // "()×2=189"): never called blank from the reading alone. Bare paper seen in the ink is
+    // blank (the reading is already above `minConfidence` here).
+    const sure = input.blankSeen
+      ? p.kind !== 'fill_blank' || input.confidence >= blankMin
+      : input.confidence >= blankMin && p.guesses.answer.length === 0 && p.kind !== 'fill_blank';
     return sure ? result('incorrect', 'blank') : result('uncertain', 'blank_maybe_unread');
   }
   if (p.unitMismatch) return result('uncertain', 'unit_conversion');
