@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['{runtime,drivers,models,scenes,sync,scripts,test}/**/*.test.ts'],
     exclude: ['dist/**', 'node_modules/**'],
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
