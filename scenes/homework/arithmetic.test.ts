@@ -159,6 +159,8 @@ describe('gradeProblem: look-alikes', () => {
     ['3十5=8', 'correct', '8', undefined, 'expression'],
     ['56/7=8', 'correct', '8', undefined, 'expression'],
     ['3+4二7', 'correct', '7', undefined, 'expression'],
+    ['61-{38+20)=3', 'correct', '3', undefined, 'expression'],
+    ['40+(43}=83', 'correct', '43', undefined, 'fill_blank'],
     // A look-alike in the answer never makes it wrong.
     ['12+3=l6', 'uncertain', '15', 'look_alike_in_answer', 'expression'],
     ['20+30=6O', 'uncertain', '50', 'look_alike_in_answer', 'expression'],

@@ -98,6 +98,8 @@ const TIMES_LOOKALIKES = new Set(['x', 'X', '*', '×']);
 const DIVIDE_LOOKALIKES = new Set([':', '∶']);
 const OPEN = new Set(['(', '[', '【', '〔', '﹝', '〖']);
 const CLOSE = new Set([')', ']', '】', '〕', '﹞', '〗']);
+/** A blurred round bracket the recogniser reads as a curly one ("61-{38+20)=3"). */
+const CURLY = new Map<string, Role>([['{', 'open'], ['}', 'close']]);
 const CIRCLES = new Set(['○', '◯', '⭕']);
 const GREATER = new Map([['>', false], ['〉', true], ['》', true], ['›', true]]);
 const LESS = new Map([['<', false], ['〈', true], ['《', true], ['‹', true]]);
@@ -196,6 +198,7 @@ function classify(us: Unit[], mode: NormaliseMode): Item[] {
     else if (c === '/' || c === '⁄' || c === '∕') item('slash', '/', u.s, u.e);
     else if (OPEN.has(c)) item('open', '(', u.s, u.e);
     else if (CLOSE.has(c)) item('close', ')', u.s, u.e);
+    else if (CURLY.has(c)) item(CURLY.get(c) as Role, c === '{' ? '(' : ')', u.s, u.e, true);
     else if (c === '=') item('eq', '=', u.s, u.e);
     else if (c === '二') item('maybe_eq', c, u.s, u.e, true, { target: '=' });
     else if (CIRCLES.has(c)) item('rel', '○', u.s, u.e);
