@@ -220,6 +220,16 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(fixed.chars.map((c) => c.text).join('')).toBe('9+10=19');
   });
 
+  it.each(['×', '+', '#'])('read as "%s" after the operator ("24+11×35") it is put back where the ink has an =', (sign) => {
+    const fixed = readSignsFromInk(inked('24+11=35', 10, 10, 1.5), line(`24+11${sign}35`, 10, 10));
+    expect(fixed.text).toBe('24+11=35');
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+  });
+
+  it('a second real operator stays as read', () => {
+    for (const blur of [0, 1, 1.5]) expect(readSignsFromInk(inked('12+3+4', 10, 10, blur), line('12+3+4', 10, 10)).text).toBe('12+3+4');
+  });
+
   it('a real minus stays a minus, and a line without an = in its ink stays as read', () => {
     expect(readSignsFromInk(inked('12-3-4', 10, 10, 1), line('12-3-4', 10, 10)).text).toBe('12-3-4');
     const read = line('9+1019', 10, 10);
