@@ -211,16 +211,22 @@ function lineGray(page: Mat, line: Box): { gray: Mat; x: number; darkest: number
  */
 export function isMidHeightDot(page: Mat, line: Box, x0: number, x1: number): boolean {
   const g = lineGray(page, line);
-  const found = g && lineMarks(g.gray, g.darkest + 0.5 * (g.paper - g.darkest));
-  if (!g || !found) return false;
-  const { marks, H, middle } = found;
+  if (!g) return false;
   const centre = (x0 + x1) / 2 - g.x;
-  const dot = marks
-    .filter((m) => m.h < 0.45 * H && m.w < 0.6 * H && m.x - 2 <= centre && centre <= m.x + m.w + 2)
-    .sort((a, b) => b.area - a.area)[0];
-  if (!dot) return false;
-  const fromTop = (dot.y + dot.h / 2 - (middle - H / 2)) / H;
-  return fromTop >= 0.3 && fromTop <= 0.72;
+  // A blurred minus can be too faint for the usual cut-off ("79-13"), or joined by it to the
+  // digits beside it ("84-41"): a lighter and then darker cut-offs find it.
+  for (const f of [0.5, 0.6, 0.4, 0.3]) {
+    const found = lineMarks(g.gray, g.darkest + f * (g.paper - g.darkest));
+    if (!found) return false;
+    const { marks, H, middle } = found;
+    const dot = marks
+      .filter((m) => m.h < 0.45 * H && m.w < 0.6 * H && m.x - 2 <= centre && centre <= m.x + m.w + 2)
+      .sort((a, b) => b.area - a.area)[0];
+    if (!dot) continue;
+    const fromTop = (dot.y + dot.h / 2 - (middle - H / 2)) / H;
+    return fromTop >= 0.3 && fromTop <= 0.72;
+  }
+  return false;
 }
 
 function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {

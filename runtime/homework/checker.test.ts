@@ -193,8 +193,9 @@ function inked(text: string, x: number, y: number, blur: number) {
     if (/\d/.test(ch)) m.drawEllipse(new cv.RotatedRect(p(cx, mid), new cv.Size(12, 22), 0), ink, 3);
     if (ch === '=') for (const dy of [-4, 4]) m.drawLine(p(cx - 6, mid + dy), p(cx + 6, mid + dy), ink, 2);
     if (ch === '-') m.drawLine(p(cx - 3, mid + 1), p(cx + 3, mid + 1), ink, 2);
-    // A minus blurred to a dot, and a decimal point at the digits' foot.
+    // A minus blurred to a dot (\` a faint one), and a decimal point at the digits' foot.
     if (ch === '~') m.drawCircle(p(cx, mid + 1), 2, ink, -1);
+    if (ch === '`') m.drawCircle(p(cx, mid + 1), 2, new cv.Vec3(125, 125, 125), -1);
     if (ch === '.') m.drawCircle(p(cx, mid + 10), 2, ink, -1);
     if (ch === '+') {
       m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
@@ -258,6 +259,10 @@ describe('a minus read as a point', () => {
     // A point at the digits' foot is a decimal point; with an operator in the sum, nothing changes.
     expect(readSignsFromInk(inked('40.4=36', 10, 10, 1), line('40.4=36', 10, 10)).text).toBe('40.4=36');
     expect(readSignsFromInk(inked('1~5+1=2.5', 10, 10, 1), line('1.5+1=2.5', 10, 10)).text).toBe('1.5+1=2.5');
+  });
+
+  it('is found when blur left it fainter than the digits', () => {
+    expect(readSignsFromInk(inked('79`13=66', 10, 10, 1), line('79.13=66', 10, 10)).text).toBe('79-13=66');
   });
 });
 
