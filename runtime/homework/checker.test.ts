@@ -266,8 +266,24 @@ describe('a minus read as a point', () => {
   });
 });
 
-describe('a remainder\'s dots read as one point', () => {
+describe('a remainder\'s dots read as one point or dropped', () => {
   const paper = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
+  const farApart = (text: string): OcrLine => {
+    const l = line(text, 10, 10);
+    const last = l.chars.length - 1;
+    l.chars[last] = { ...(l.chars[last] as OcrLine['chars'][number]), x0: 20 * last + 40, x1: 20 * last + 60 };
+    return l;
+  };
+
+  it('dropped: answer digits far apart in a division have the dots between them, as a doubtful character', () => {
+    const fixed = readSignsFromInk(paper, farApart('10÷3=31'));
+    expect(fixed.text).toBe('10÷3=3……1');
+    expect(fixed.chars.map((c) => c.text)).toEqual(['1', '0', '÷', '3', '=', '3', '……', '1']);
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+    // Not in a sum without a division, nor between digits written close together.
+    expect(readSignsFromInk(paper, farApart('10+3=31')).text).toBe('10+3=31');
+    expect(readSignsFromInk(paper, line('96÷3=32', 10, 10)).text).toBe('96÷3=32');
+  });
 
   it('digits far apart around the point are "……"; a decimal point keeps its digits close', () => {
     const far = line('45÷6=7.3', 10, 10);
