@@ -177,6 +177,10 @@ describe('gradeProblem: look-alikes', () => {
     ['9一3=12', 'uncertain', '6', 'look_alike_in_question', 'expression'],
     // …and when no reading does, a confident wrong answer is wrong.
     ['7x8=54', 'incorrect', '56', 'wrong_answer', 'expression'],
+    // A fraction bar read as 1, in the question or the answer.
+    ['217+4/7=6/7', 'uncertain', '1523/7', 'fraction_bar_may_be_misread', 'expression'],
+    ['2/7+4/7=617', 'uncertain', '6/7', 'fraction_bar_may_be_misread', 'expression'],
+    ['2/7+4/7=5/7', 'incorrect', '6/7', 'wrong_answer', 'expression'],
   ])('%s → %s', (...row) => check(row));
 
   it('each guessed look-alike lowers the confidence', () => {

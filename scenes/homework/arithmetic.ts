@@ -37,8 +37,9 @@ import type { Rational } from './rational.js';
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
  *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
- *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another.
- *    Otherwise incorrect.
+ *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another. Likewise
+ *    when, in a problem with fractions, a "1" between digits read as a fraction bar makes it
+ *    right ('fraction_bar_may_be_misread': 2/7 read as 217). Otherwise incorrect.
  *
  * Confidence reported = OCR confidence − 0.05 per look-alike guessed, never below 0.
  */
@@ -128,6 +129,21 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions, 
       if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
       if (matchAnswer(other, opts).ok) return true;
     }
+  }
+  return false;
+}
+
+/**
+ * Whether a "1" between digits is a fraction bar the recogniser misread, in a problem with
+ * fractions: "2/7+4/7=6/7" read as "217+4/7=6/7" (seen on a hard synthetic page) or "…=617".
+ */
+function rightIfFractionBarMisread(a: Analysis, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  if (!text.includes('/')) return false;
+  for (let i = 1; i < text.length - 1; i++) {
+    if (text[i] !== '1' || !/\d/.test(text[i - 1] as string) || !/\d/.test(text[i + 1] as string)) continue;
+    const other = analyseNormalised({ text: `${text.slice(0, i)}/${text.slice(i + 1)}`, substitutions: [], source: [] }).problem;
+    if (other.kind !== 'not_arithmetic' && other.kind !== 'ambiguous' && matchAnswer(other, opts).ok) return true;
   }
   return false;
 }
@@ -246,6 +262,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
   if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
+  if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
 }
