@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -9,6 +9,9 @@ import path from 'node:path';
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(path.join(tmpdir(), 'lamp-tests-'));
+  // Open to pass through, as /tmp is: a test broker started as root drops to the mosquitto user
+  // before it reads its password and ACL files in here (each test's own dir stays private).
+  chmodSync(dir, 0o755);
   process.env.TMPDIR = dir;
   return () => rmSync(dir, { recursive: true, force: true });
 }
