@@ -252,13 +252,15 @@ describe('an = the recogniser lost, found in the ink', () => {
 });
 
 describe('a minus read as a point', () => {
-  it('is a minus when its ink sits at the middle of the digits, in a sum with no operator', () => {
+  it('is a minus when its ink sits at the middle of the digits, before the "="', () => {
     const fixed = readSignsFromInk(inked('40~4=36', 10, 10, 1), line('40.4=36', 10, 10));
     expect(fixed.text).toBe('40-4=36');
     expect(fixed.minCharConfidence).toBeLessThan(0.5);
-    // A point at the digits' foot is a decimal point; with an operator in the sum, nothing changes.
+    // Beside another operator too ("8×9-29=43" read as "8×9.29=43" was marked wrong).
+    expect(readSignsFromInk(inked('8+9~29=43', 10, 10, 1), line('8+9.29=43', 10, 10)).text).toBe('8+9-29=43');
+    // A point at the digits' foot is a decimal point.
     expect(readSignsFromInk(inked('40.4=36', 10, 10, 1), line('40.4=36', 10, 10)).text).toBe('40.4=36');
-    expect(readSignsFromInk(inked('1~5+1=2.5', 10, 10, 1), line('1.5+1=2.5', 10, 10)).text).toBe('1.5+1=2.5');
+    expect(readSignsFromInk(inked('1.5+1=2.5', 10, 10, 1), line('1.5+1=2.5', 10, 10)).text).toBe('1.5+1=2.5');
   });
 
   it('is found when blur left it fainter than the digits', () => {

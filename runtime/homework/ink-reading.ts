@@ -114,13 +114,13 @@ function remainderDots(line: OcrLine, i: number): boolean {
 const REMAINDER_GAP = 0.8;
 
 /**
- * Whether the "." at `i` may be a "-" the recogniser read as a point ("40.4=36"): between digits,
- * before the "=", in a sum with no operator at all. The ink decides (`isMidHeightDot`).
+ * Whether the "." at `i` may be a "-" the recogniser read as a point ("40.4=36", "8×9.29=43"):
+ * between digits, before the "=". The ink decides (`isMidHeightDot`).
  */
 function minusReadAsPoint(line: OcrLine, i: number): boolean {
   const chars = line.chars;
   const equals = chars.findIndex((c) => c.text === '=' || c.text === '＝');
-  return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]) && !chars.slice(0, equals).some((c) => OPERATOR.test(c.text));
+  return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]);
 }
 
 const OPERATOR = /^[+\-×÷xX]$/;
