@@ -331,13 +331,17 @@ describe('marks OCR loses', () => {
     ['0.1+0.1=02', 'decimal_point_maybe_lost'],
     ['0.2+0.9=1', 'decimal_point_maybe_lost'],
     ['77-13=04', 'answer_misread'],
+    ['36÷4=0', 'answer_misread'],
+    ['48+2=0', 'answer_misread'],
     ['40+7=5.5', 'operator_may_be_misread'], // 40÷7=5……5 with ÷ and …… both misread
     ['43+6=7', 'operator_may_be_misread'], // 43÷6=7……1 with the remainder lost
   ])('%s is uncertain (%s)', (text, reason) => {
     expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
   });
-  it('a decimal answer that is simply wrong stays wrong', () => {
+  it('a decimal answer that is simply wrong stays wrong, and so does 0 for a difference', () => {
     expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '17-8=0', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '0×7=0', confidence: 0.99 })).toMatchObject({ verdict: 'correct' });
   });
 });
 
