@@ -338,9 +338,12 @@ describe('marks OCR loses', () => {
   ])('%s is uncertain (%s)', (text, reason) => {
     expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
   });
-  it('a decimal answer that is simply wrong stays wrong, and so does 0 for a difference', () => {
+  it('a decimal answer that is simply wrong stays wrong, and so does a 0 that subtracting gives', () => {
     expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '17-8=0', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    // 0 for 4÷4 (its ÷ sure from the ink) or 3×3 is a child who subtracted.
+    expect(gradeProblem({ text: '4÷4=0', confidence: 0.99, inkConfirmed: new Set([1]) })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '3×3=0', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '0×7=0', confidence: 0.99 })).toMatchObject({ verdict: 'correct' });
   });
 });

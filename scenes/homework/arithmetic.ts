@@ -33,7 +33,7 @@ import type { Rational } from './rational.js';
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
  *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), when a whole number is read with a leading zero
- *    ('answer_misread': 64 read as 04; so is 0 for a sum, product or quotient), or when the confidence after the look-alike
+ *    ('answer_misread': 64 read as 04; so is 0 that no operator read as "-" gives), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
  *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
@@ -129,6 +129,18 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions, 
       if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
       if (matchAnswer(other, opts).ok) return true;
     }
+  }
+  return false;
+}
+
+/** Whether the answer 0 is right when one operator of the question is read as "-" (or already is one). */
+function zeroBySubtracting(a: Analysis, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  if (text.slice(0, text.indexOf('=')).includes('-')) return true;
+  for (let i = 0; i < text.length; i++) {
+    if (!'+×÷'.includes(text[i] as string)) continue;
+    const other = analyseNormalised({ text: `${text.slice(0, i)}-${text.slice(i + 1)}`, substitutions: [], source: [] }).problem;
+    if (other.kind !== 'not_arithmetic' && other.kind !== 'ambiguous' && matchAnswer(other, opts).ok) return true;
   }
   return false;
 }
@@ -256,9 +268,10 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (decimalPointMaybeLost(p)) return result('uncertain', 'decimal_point_maybe_lost');
   // Nobody writes 64 as "04": a leading zero is a digit the recogniser misread.
   if (p.kind !== 'compare' && /^0\d/.test(withoutUnit(p.studentAnswer, p.unit))) return result('uncertain', 'answer_misread');
-  // Nor 0 for a sum, product or quotient: a blurred handwritten 6 or 9, or a 50 that lost its 5,
-  // reads as 0 (three of the false alarms left on hard synthetic pages).
-  if (p.kind === 'expression' && withoutUnit(p.studentAnswer, p.unit) === '0' && !p.question.includes('-')) return result('uncertain', 'answer_misread');
+  // Nor 0 where nothing taken away gives 0: a blurred handwritten 6 or 9, or a 50 that lost its 5,
+  // reads as 0 (three of the false alarms left on hard synthetic pages). A child who writes 0
+  // for 4÷4 or 3×3 has subtracted — that stays wrong.
+  if (p.kind === 'expression' && withoutUnit(p.studentAnswer, p.unit) === '0' && !zeroBySubtracting(a, opts)) return result('uncertain', 'answer_misread');
   // A bracket the lamp put back: whatever else OCR lost is unknown.
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   const confirmed = text === input.text ? (input.inkConfirmed ?? new Set<number>()) : new Set<number>();
