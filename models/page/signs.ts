@@ -214,7 +214,7 @@ export function isMidHeightDot(page: Mat, line: Box, x0: number, x1: number): bo
   if (!g) return false;
   const centre = (x0 + x1) / 2 - g.x;
   // A blurred minus can be too faint for the usual cut-off ("79-13"), or joined by it to the
-  // digits beside it ("84-41"): a lighter and then darker cut-offs find it.
+  // digits beside it ("84-41"): lighter and then darker cut-offs find it.
   for (const f of [0.5, 0.6, 0.4, 0.3]) {
     const found = lineMarks(g.gray, g.darkest + f * (g.paper - g.darkest));
     if (!found) return false;

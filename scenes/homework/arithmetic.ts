@@ -33,7 +33,8 @@ import type { Rational } from './rational.js';
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
  *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), when a whole number is read with a leading zero
- *    ('answer_misread': 64 read as 04; so is 0 that no operator read as "-" gives), or when the confidence after the look-alike
+ *    ('answer_misread': 64 read as 04; so is a wrong 0, unless reading an operator as "-" gives
+ *    it), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
  *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
@@ -109,6 +110,12 @@ function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>): boolea
 
 const OPERATORS = ['+', '-', '×', '÷'];
 
+/** The problem read with `length` characters of the normalised text at `at` replaced, when it is still arithmetic. */
+function readingWith(text: string, at: number, length: number, replacement: string): Gradable | undefined {
+  const other = analyseNormalised({ text: text.slice(0, at) + replacement + text.slice(at + length), substitutions: [], source: [] }).problem;
+  return other.kind === 'not_arithmetic' || other.kind === 'ambiguous' ? undefined : other;
+}
+
 /**
  * Whether another reading of something the normaliser guessed in the question (x for ×, : for
  * ÷, 一 for -, a space or 。 dropped between digits) turns the child's answer right: then a
@@ -125,22 +132,19 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions, 
     if (!replaced && !(g.length === 0 && g.from !== '')) continue;
     for (const alt of replaced ? OPERATORS : ['.', ...OPERATORS]) {
       if (alt === g.to) continue;
-      const other = analyseNormalised({ text: text.slice(0, g.at) + alt + text.slice(g.at + g.length), substitutions: [], source: [] }).problem;
-      if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
-      if (matchAnswer(other, opts).ok) return true;
+      const other = readingWith(text, g.at, g.length, alt);
+      if (other && matchAnswer(other, opts).ok) return true;
     }
   }
   return false;
 }
 
-/** Whether the answer 0 is right when one operator of the question is read as "-" (or already is one). */
-function zeroBySubtracting(a: Analysis, opts: GradeOptions): boolean {
+/** Whether the child's answer is right when one +, × or ÷ of the question is read as "-". */
+function rightBySubtracting(a: Analysis, opts: GradeOptions): boolean {
   const text = a.normalised.text;
-  if (text.slice(0, text.indexOf('=')).includes('-')) return true;
   for (let i = 0; i < text.length; i++) {
-    if (!'+×÷'.includes(text[i] as string)) continue;
-    const other = analyseNormalised({ text: `${text.slice(0, i)}-${text.slice(i + 1)}`, substitutions: [], source: [] }).problem;
-    if (other.kind !== 'not_arithmetic' && other.kind !== 'ambiguous' && matchAnswer(other, opts).ok) return true;
+    const other = '+×÷'.includes(text[i] as string) ? readingWith(text, i, 1, '-') : undefined;
+    if (other && matchAnswer(other, opts).ok) return true;
   }
   return false;
 }
@@ -154,8 +158,8 @@ function rightIfFractionBarMisread(a: Analysis, opts: GradeOptions): boolean {
   if (!text.includes('/')) return false;
   for (let i = 1; i < text.length - 1; i++) {
     if (text[i] !== '1' || !/\d/.test(text[i - 1] as string) || !/\d/.test(text[i + 1] as string)) continue;
-    const other = analyseNormalised({ text: `${text.slice(0, i)}/${text.slice(i + 1)}`, substitutions: [], source: [] }).problem;
-    if (other.kind !== 'not_arithmetic' && other.kind !== 'ambiguous' && matchAnswer(other, opts).ok) return true;
+    const other = readingWith(text, i, 1, '/');
+    if (other && matchAnswer(other, opts).ok) return true;
   }
   return false;
 }
@@ -176,9 +180,8 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: Read
     const from = a.normalised.source[i];
     if (from && confirmed.has(from[0])) continue;
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
-      const other = analyseNormalised({ text: text.slice(0, i) + alt + text.slice(i + 1), substitutions: [], source: [] }).problem;
-      if (other.kind === 'not_arithmetic' || other.kind === 'ambiguous') continue;
-      if (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other))) return true;
+      const other = readingWith(text, i, 1, alt);
+      if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other)))) return true;
     }
   }
   return false;
@@ -268,10 +271,9 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (decimalPointMaybeLost(p)) return result('uncertain', 'decimal_point_maybe_lost');
   // Nobody writes 64 as "04": a leading zero is a digit the recogniser misread.
   if (p.kind !== 'compare' && /^0\d/.test(withoutUnit(p.studentAnswer, p.unit))) return result('uncertain', 'answer_misread');
-  // Nor 0 where nothing taken away gives 0: a blurred handwritten 6 or 9, or a 50 that lost its 5,
-  // reads as 0 (three of the false alarms left on hard synthetic pages). A child who writes 0
-  // for 4÷4 or 3×3 has subtracted — that stays wrong.
-  if (p.kind === 'expression' && withoutUnit(p.studentAnswer, p.unit) === '0' && !zeroBySubtracting(a, opts)) return result('uncertain', 'answer_misread');
+  // Nor a wrong 0: a blurred handwritten 6 or 9, or a 50 that lost its 5, reads as 0 (three of
+  // the false alarms left on hard synthetic pages) — unless the child subtracted (0 for 4÷4).
+  if (p.kind === 'expression' && withoutUnit(p.studentAnswer, p.unit) === '0' && !rightBySubtracting(a, opts)) return result('uncertain', 'answer_misread');
   // A bracket the lamp put back: whatever else OCR lost is unknown.
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
   const confirmed = text === input.text ? (input.inkConfirmed ?? new Set<number>()) : new Set<number>();
