@@ -231,4 +231,10 @@ describe('lamp grade-page --jsonl', () => {
     // Easy and medium pages: 101 of 105 verdicts right when this was written.
     expect(right / decided).toBeGreaterThanOrEqual(0.93);
   });
+
+  it("reads a remainder's digit after its dots on the answer's own line (6÷5=1……1 on easy-10105)", () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('easy-10105.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    expect(page?.items.find((i) => i.question === '6÷5=')).toMatchObject({ student_answer: '1……1', verdict: 'correct' });
+  });
 });

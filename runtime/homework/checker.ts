@@ -171,7 +171,9 @@ export class HomeworkChecker {
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
       const ink = inkBox(page, open.slot, p.box.h);
-      if (ink) inked.push({ p, slot: ink });
+      // A remainder's digit stands on its line: it is read in the line's band, not in the taller
+      // box around the ink (a crop much taller than the digit made the recogniser see only dots).
+      if (ink) inked.push({ p, slot: open.afterEquals ? ink : lineBand(page, ink, p.box) });
       else if (open.afterEquals) p.bareSlot = true;
     }
     if (inked.length === 0) return;
@@ -270,6 +272,12 @@ function bareBetween(page: Mat, line: Box, gap: { x0: number; x1: number }): boo
   const w = Math.round(gap.x1 - inset) - x;
   if (w < 4) return false;
   return inkBox(page, { x, y: Math.round(line.y + 0.15 * line.h), w: Math.min(w, page.cols - x), h: Math.round(0.7 * line.h) }, line.h) === undefined;
+}
+
+/** The columns of `b` in the rows of `line`, a tenth of its height more above and below. */
+function lineBand(page: Mat, b: Box, line: Box): Box {
+  const y = Math.max(0, Math.round(line.y - 0.1 * line.h));
+  return { x: b.x, y, w: b.w, h: Math.min(page.rows - y, Math.round(1.2 * line.h)) };
 }
 
 /** Where a child writes the answer: right of `from` (the equals sign), `widthInLines` line heights wide. */
