@@ -81,11 +81,8 @@ export class HomeworkChecker {
     }
     const t3 = performance.now();
     this.opts.log?.debug({ lines: lines.length, items: items.length }, 'page checked');
-    return {
-      check: { ok: true, check_id: randomUUID(), items, timings_ms: { preprocess: round(t1 - t0), ocr: round(t2 - t1), grade: round(t3 - t2) } },
-      timings_ms: { preprocess: round(t1 - t0), ocr: round(t2 - t1), grade: round(t3 - t2) },
-      crops,
-    };
+    const timings = { preprocess: round(t1 - t0), ocr: round(t2 - t1), grade: round(t3 - t2) };
+    return { check: { ok: true, check_id: randomUUID(), items, timings_ms: timings }, timings_ms: timings, crops };
   }
 
   /** The line with what its ink says about its signs; as read when looking at the ink fails (the page is still graded). */

@@ -88,14 +88,23 @@ function droppedDots(line: OcrLine, chars: Char[], answerFrom?: number): number 
   return undefined;
 }
 
+/** The lowest confidence of the characters that are not spaces (Infinity when there are none). */
+const lowestOf = (chars: Char[]): number => Math.min(...chars.filter((c) => c.text.trim() !== '').map((c) => c.confidence));
+
+/**
+ * A confidence the line was lowered to below all its characters (an unread circle sign, a line
+ * doubted as a whole): it stays with whatever is read into the line or cut from it.
+ */
+export function lineFloor(line: OcrLine): number | undefined {
+  return line.minCharConfidence < lowestOf(line.chars) ? line.minCharConfidence : undefined;
+}
+
 /**
  * The line's lowest character confidence after the ink put back or vouched for characters: the
- * doubtful ones count, what the recogniser read in their place does not; a confidence the line
- * had lowered for itself stays.
+ * doubtful ones count, what the recogniser read in their place does not; the line's floor stays.
  */
 function lowestAfterInk(line: OcrLine, chars: Char[]): number {
-  const lowest = (cs: Char[]): number => Math.min(...cs.filter((c) => c.text.trim() !== '').map((c) => c.confidence));
-  return line.minCharConfidence < lowest(line.chars) ? line.minCharConfidence : lowest(chars);
+  return Math.min(lineFloor(line) ?? 1, lowestOf(chars));
 }
 
 /**

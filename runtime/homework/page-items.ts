@@ -5,7 +5,7 @@
  */
 import type { OcrLine } from '../../models/ocr/index.js';
 import { splitProblems } from '../../scenes/homework/arithmetic.js';
-import { type Char, UNREAD_SIGN_CONFIDENCE } from './ink-reading.js';
+import { type Char, lineFloor, UNREAD_SIGN_CONFIDENCE } from './ink-reading.js';
 
 export type Box = { x: number; y: number; w: number; h: number };
 
@@ -103,7 +103,7 @@ export function piecesOf(line: OcrLine): Piece[] {
   const parts = splitProblems(line.text);
   const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
   // A confidence lowered for the whole line (an unread sign, a tilted line) stays with each piece.
-  const lowered = line.minCharConfidence < Math.min(...chars.map((c) => c.confidence)) ? line.minCharConfidence : 1;
+  const lowered = lineFloor(line) ?? 1;
   if (parts.length <= 1 || line.chars.length === 0) {
     if (chars.length === 0) return [{ text: line.text, confidence: line.confidence, minCharConfidence: line.minCharConfidence, box: line.box, equalsX: equalsEnd(line.chars), chars }];
     const own = confidenceOf(chars);
