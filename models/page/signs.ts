@@ -1,4 +1,5 @@
 import { cv, type Mat } from '../cv.js';
+import { percentile } from './enhance.js';
 import { type InkMark, inkMarks, markBounds } from './image.js';
 
 /**
@@ -253,17 +254,4 @@ function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] as number;
-}
-
-/** The grey level below which `share` of a grey image's pixels lie. */
-function percentile(gray: Mat, share: number): number {
-  const counts = new Array<number>(256).fill(0);
-  for (const v of gray.getData()) counts[v] = (counts[v] as number) + 1;
-  const target = share * gray.rows * gray.cols;
-  let seen = 0;
-  for (let v = 0; v < 256; v++) {
-    seen += counts[v] as number;
-    if (seen >= target) return v;
-  }
-  return 255;
 }
