@@ -1,10 +1,18 @@
-export interface DecodedChar { text: string; confidence: number; x0: number; x1: number }
+export interface DecodedChar {
+  text: string;
+  confidence: number;
+  x0: number;
+  x1: number;
+  /** The recogniser's second choice at the step it was surest of this character (not the blank). */
+  runnerUp?: string;
+}
 export interface DecodedLine { text: string; confidence: number; minCharConfidence: number; chars: DecodedChar[] }
 
 /**
  * Greedy CTC decoding of one line: the most probable class at each time step, runs of the same class
  * collapsed to one character, the blank (class 0) dropped. A character's confidence is the highest
- * probability along its run; the line's is the mean over its characters other than spaces.
+ * probability along its run, its runner-up the second most probable character at that step; the
+ * line's confidence is the mean over its characters other than spaces.
  *
  * Each time step covers `pxPerStep` pixels of the crop, so a run from step a to step b spans
  * [a·pxPerStep, (b+1)·pxPerStep), clamped to the crop's width; see spreadSpans for how that spike
@@ -17,18 +25,33 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
   for (let t = 0; t < steps; t++) {
     const row = offset + t * classes;
     let best = 0, bestP = probs[row] as number;
+    // The two most probable characters other than the blank.
+    let first = 0, firstP = -1, second = 0, secondP = -1;
     for (let c = 1; c < classes; c++) {
       const p = probs[row + c] as number;
       if (p > bestP) {
         best = c;
         bestP = p;
       }
+      if (p > firstP) {
+        second = first;
+        secondP = firstP;
+        first = c;
+        firstP = p;
+      } else if (p > secondP) {
+        second = c;
+        secondP = p;
+      }
     }
+    const runnerUp = dict[best === first ? second : first];
     if (best !== 0 && best === prev && current) {
-      current.confidence = Math.max(current.confidence, bestP);
+      if (bestP > current.confidence) {
+        current.confidence = bestP;
+        current.runnerUp = runnerUp;
+      }
       current.x1 = Math.min(cropW, (t + 1) * pxPerStep);
     } else if (best !== 0) {
-      current = { text: dict[best] ?? '', confidence: bestP, x0: Math.min(cropW, t * pxPerStep), x1: Math.min(cropW, (t + 1) * pxPerStep) };
+      current = { text: dict[best] ?? '', confidence: bestP, x0: Math.min(cropW, t * pxPerStep), x1: Math.min(cropW, (t + 1) * pxPerStep), runnerUp };
       chars.push(current);
     } else {
       current = undefined;

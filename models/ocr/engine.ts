@@ -15,7 +15,15 @@ import { loadDictionary, OCR_MODELS, onnxFile, openSession, verifiedModelFiles }
 import { recognizeCrops, REC_DEFAULTS } from './recognize.js';
 import { asBgr } from './tensor.js';
 
-export interface OcrChar { text: string; confidence: number; /** horizontal span in image pixels along the line */ x0: number; x1: number }
+export interface OcrChar {
+  text: string;
+  confidence: number;
+  /** horizontal span in image pixels along the line */
+  x0: number;
+  x1: number;
+  /** the recogniser's second choice for this character */
+  runnerUp?: string;
+}
 export interface OcrLine {
   text: string;
   /** mean of per-char max probabilities (spaces not counted) */
@@ -30,7 +38,7 @@ export interface OcrLine {
   detScore: number;
 }
 export interface OcrTimings { detectMs: number; classifyMs: number; recognizeMs: number }
-export interface Recognized { text: string; confidence: number; minCharConfidence: number; chars: { text: string; confidence: number; x0: number; x1: number }[] }
+export interface Recognized { text: string; confidence: number; minCharConfidence: number; chars: OcrChar[] }
 
 export interface OcrLoadOptions {
   modelsDir: string;
@@ -172,7 +180,7 @@ export class OcrEngine {
         minCharConfidence: r.minCharConfidence,
         box: { x: Math.round(b.x), y: Math.round(b.y), w: Math.round(b.w), h: Math.round(b.h) },
         quad: f.quad.map(([x, y]): [number, number] => [x, y]),
-        chars: r.chars.map((c) => ({ text: c.text, confidence: c.confidence, ...spanInImage(axis, cropW, c.x0, c.x1) })),
+        chars: r.chars.map((c) => ({ text: c.text, confidence: c.confidence, ...spanInImage(axis, cropW, c.x0, c.x1), ...(c.runnerUp === undefined ? {} : { runnerUp: c.runnerUp }) })),
         rotated180,
         detScore: f.score,
       });

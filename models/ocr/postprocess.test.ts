@@ -62,6 +62,16 @@ describe('CTC decoding', () => {
     expect((c.x0 + c.x1) / 2).toBeCloseTo(50, 5);
   });
 
+  it("keeps each character's second choice from the step it was surest of, never the blank", () => {
+    // "1" over two steps: at the first "2" is second, at the surer second step "+"; the blank
+    // is more probable than either but is no character.
+    const probs = new Float32Array(2 * 5);
+    probs.set([0.3, 0.5, 0.15, 0.05, 0], 0);
+    probs.set([0.25, 0.6, 0.05, 0.1, 0], 5);
+    const r = ctcDecode(probs, 0, 2, 5, dict, 4, 8);
+    expect(r.chars).toMatchObject([{ text: '1', runnerUp: '+' }]);
+  });
+
   it('reads an all-blank line as empty with confidence 0', () => {
     expect(ctcDecode(steps(5, [0, 0, 0]), 0, 3, 5, dict, 4, 12)).toEqual({ text: '', confidence: 0, minCharConfidence: 0, chars: [] });
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
-import { comparisonMisread } from './checker.js';
+import { comparisonMisread, weakCharsOf } from './checker.js';
 import { doubtedLines, readSignsFromInk, withCircleSigns } from './ink-reading.js';
-import { joinFragments, lineRole, pageItems } from './page-items.js';
+import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -326,5 +326,28 @@ describe('lines the flattened page may have spoilt', () => {
   it('on a page where many lines are tilted, the level ones are doubted too', () => {
     const lines = doubtedLines([tilted(12), tilted(9, 50), tilted(1, 90), tilted(0, 130)], 500);
     expect(lines.every(doubted)).toBe(true);
+  });
+});
+
+describe('weak characters handed to the grader', () => {
+  /** A piece read as `text`, every character sure except those given as [index, confidence, runnerUp]. */
+  function piece(text: string, weak: [number, number, string?][], minCharConfidence?: number) {
+    const chars: OcrLine['chars'] = [...text].map((t, i) => ({ text: t, confidence: 0.97, runnerUp: '1', x0: 20 * i, x1: 20 * i + 20 }));
+    for (const [i, confidence, runnerUp] of weak) chars[i] = { ...(chars[i] as OcrLine['chars'][number]), confidence, runnerUp };
+    return { text, confidence: 0.9, minCharConfidence: minCharConfidence ?? confidenceOf(chars).minCharConfidence, box: { x: 0, y: 0, w: 20 * chars.length, h: 30 }, chars };
+  }
+
+  it('lists the characters under the minimum by their place in the text, with second choices', () => {
+    expect(weakCharsOf(piece('50-12=48', [[5, 0.35, '~'], [6, 0.45, '9']]))).toEqual([{ at: 5, runnerUp: '~' }, { at: 6, runnerUp: '9' }]);
+    // A remainder's dots do not count.
+    expect(weakCharsOf(piece('16÷5=3..1', [[6, 0.3, '1']]))).toEqual([]);
+  });
+
+  it('gives none when the doubt is elsewhere: a character the ink guessed, or a confidence lowered for the whole piece', () => {
+    // A minus or an "=" the ink put where the recogniser read a point or nothing: a circle's
+    // sign read as "=" in "57+4○51" would condemn a right ">".
+    expect(weakCharsOf(piece('79-13=66', [[2, 0.4, undefined]]))).toBeUndefined();
+    expect(weakCharsOf(piece('57+4=51', [[4, 0.4, undefined]]))).toBeUndefined();
+    expect(weakCharsOf(piece('50-12=48', [[5, 0.35, '~']], 0.2))).toBeUndefined();
   });
 });

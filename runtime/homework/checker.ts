@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
-import { type GradeResult, gradeProblem } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { doubtedLines, INK_GUESSED, readSignsFromInk, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
-import { type Box, confidenceOf, type PageItem, pageItems, type Piece, union } from './page-items.js';
+import { type Box, confidenceOf, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
   modelsDir: string;
@@ -124,7 +124,7 @@ export class HomeworkChecker {
     // Where the answer goes is bare paper: between an empty fill-in bracket's halves, or in the
     // slot after the "=" (looked at by readMissingAnswers).
     const blankSeen = piece.bracketGap ? bareBetween(page, piece.box, piece.bracketGap) : piece.bareSlot === true;
-    const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen };
+    const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, weakChars: weakCharsOf(piece) };
     const g = gradeProblem(input, { minConfidence: this.opts.minConfidence });
     if (g.verdict !== 'uncertain') return g;
     const other = this.alternateReading(piece);
@@ -204,6 +204,24 @@ function confidenceWithGuess(piece: Piece, at: number): { confidence: number; mi
   // Lowered by something outside its characters (an unread sign, an answer read on its own).
   const lowered = piece.minCharConfidence < own.minCharConfidence;
   return { confidence: piece.confidence + guessed.confidence - own.confidence, minCharConfidence: lowered ? piece.minCharConfidence : guessed.minCharConfidence };
+}
+
+/**
+ * The piece's characters read below the grader's minimum, with the recogniser's second choices,
+ * for the grader to read them every other way; undefined when the doubt is not only in what the
+ * recogniser read (a confidence lowered for the whole piece, a character the ink put in its place).
+ */
+export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
+  const chars = piece.chars;
+  if (!chars?.length || piece.minCharConfidence < confidenceOf(chars).minCharConfidence) return undefined;
+  const weak: WeakChar[] = [];
+  for (const [k, c] of chars.entries()) {
+    if (c.confidence >= DEFAULT_MIN_CHAR_CONFIDENCE || !isCounted(chars, k)) continue;
+    const at = rawIndex(piece.text, k, c.text);
+    if (c.runnerUp === undefined || c.text.length !== 1 || at === undefined) return undefined;
+    weak.push({ at, runnerUp: c.runnerUp });
+  }
+  return weak;
 }
 
 /** Where in `text` its at-th non-space character is, if that character is still `read`. */

@@ -22,6 +22,9 @@ export const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 export const UNREAD_SIGN_CONFIDENCE = 0.2;
 
+/** A character the ink puts where the recogniser read another: a guess, with none of the recogniser's choices. */
+const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ text, confidence, x0: c.x0, x1: c.x1 });
+
 /**
  * The operators of a line, looked at in the ink. A ÷ whose dots the recogniser did not see reads
  * as + or -: where the ink has a bar with a dot above and below, it is ÷ (and sure). A - that is
@@ -35,11 +38,11 @@ export function readSignsFromInk(page: Mat, line: OcrLine): OcrLine {
   const equals = lostEquals(page, line);
   const shaky = line.chars.some((c) => c.text === '=' && c.confidence < INK_GUESSED) ? equalsSigns(page, line.box) : [];
   const chars = line.chars.map((c, i): Char => {
-    if (equals?.replace === i) return { ...c, text: '=', confidence: INK_GUESSED };
+    if (equals?.replace === i) return guessed(c, '=');
     // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
     if (c.text === '=' && c.confidence < INK_GUESSED && shaky.some((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1)) return { ...c, confidence: INK_GUESSED };
-    if (remainderDots(line, i)) return { ...c, text: '……', confidence: Math.min(c.confidence, INK_GUESSED) };
-    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return { ...c, text: '-', confidence: INK_GUESSED };
+    if (remainderDots(line, i)) return guessed(c, '……', Math.min(c.confidence, INK_GUESSED));
+    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return guessed(c, '-');
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
     if (/^[x×X]$/.test(c.text)) return isDiagonalCross(page, line.box, c.x0, c.x1) ? { ...c, sure: true } : c;
@@ -175,7 +178,7 @@ const EQUALS_LOOKALIKES = ['元', '年', 'm'];
  * real × after a first operator (comparisons whose circle was lost, "9×57×2") had one.
  */
 function readForEquals(page: Mat, line: OcrLine, c: Char): boolean {
-  if (/^[-.·。]$/.test(c.text)) return true;
+  if (/^[-.·。0oO]$/.test(c.text)) return true;
   return /^[×xX*#+]$/.test(c.text) && lacksCrossing(page, line.box, c.x0, c.x1);
 }
 

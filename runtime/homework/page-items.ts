@@ -93,9 +93,15 @@ const DOT = /^[.·。…]$/;
  * not matter — any run of dots is read as "……".
  */
 export function confidenceOf(chars: Char[]): { confidence: number; minCharConfidence: number } {
-  const counted = chars.filter((c, i) => !(c.text === '…' || (DOT.test(c.text) && (DOT.test(chars[i - 1]?.text ?? '') || DOT.test(chars[i + 1]?.text ?? '')))));
+  const counted = chars.filter((_, i) => isCounted(chars, i));
   const used = counted.length ? counted : chars;
   return { confidence: used.reduce((s, c) => s + c.confidence, 0) / used.length, minCharConfidence: Math.min(...used.map((c) => c.confidence)) };
+}
+
+/** Whether the i-th character counts towards a problem's confidence (not one of a remainder's dots). */
+export function isCounted(chars: Char[], i: number): boolean {
+  const c = chars[i] as Char;
+  return !(c.text === '…' || (DOT.test(c.text) && (DOT.test(chars[i - 1]?.text ?? '') || DOT.test(chars[i + 1]?.text ?? ''))));
 }
 
 /** Splits a line holding several problems of a drill row and gives each its own box from the character positions. */

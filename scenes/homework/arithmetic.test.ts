@@ -219,6 +219,30 @@ describe('gradeProblem: confidence and blanks', () => {
     expect(grade('23+45=67', 0.95, 0.7)).toMatchObject({ verdict: 'incorrect' });
   });
 
+  it('a wrong answer whose weak characters make it right under no reading of them is wrong', () => {
+    const weak = (text: string, weakChars: { at: number; runnerUp?: string }[], minCharConfidence = 0.4) =>
+      gradeProblem({ text, confidence: 0.92, minCharConfidence, weakChars });
+    // The "=" was weak: whatever it is, 50-12 is not 48.
+    expect(weak('50-12=48', [{ at: 5, runnerUp: '~' }])).toMatchObject({ verdict: 'incorrect', reason: 'wrong_answer' });
+    // A weak "-" may be a "+" (its second choice, or any operator): 49+43=92 is right.
+    expect(weak('49-43=92', [{ at: 2, runnerUp: '.' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    // A weak digit's second choice makes it right: 23+45=68 read 67.
+    expect(weak('23+45=67', [{ at: 7, runnerUp: '8' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    // A weak digit may be a speck: 15+6=21 read 214.
+    expect(weak('15+6=214', [{ at: 7, runnerUp: '1' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    // Two weak characters are read in every combination: the 3 and the × of 3×5=15 read 4+5=15.
+    expect(weak('4+5=15', [{ at: 0, runnerUp: '3' }, { at: 1, runnerUp: '÷' }])).toMatchObject({ verdict: 'uncertain' });
+    expect(weak('4+5=15', [{ at: 0, runnerUp: '7' }, { at: 1, runnerUp: '÷' }])).toMatchObject({ verdict: 'incorrect' });
+    // A weak bracket left out would only make a bracket to put back: not a reading.
+    expect(weak('4×(29-20)=63', [{ at: 8, runnerUp: ')' }])).toMatchObject({ verdict: 'incorrect' });
+    // Below the floor, nothing written, or without the list: uncertain as before.
+    expect(weak('50-12=48', [{ at: 5, runnerUp: '~' }], 0.29)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    expect(weak('50-12=', [{ at: 2, runnerUp: '+' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    expect(grade('50-12=48', 0.92, 0.4)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    // More than three weak characters stay uncertain.
+    expect(weak('50-12=48', [0, 1, 3, 4].map((at) => ({ at })))).toMatchObject({ verdict: 'uncertain' });
+  });
+
   it('the floor is an option', () => {
     expect(gradeProblem({ text: '23+45=67', confidence: 0.85 }, { minConfidence: 0.9 })).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
     expect(gradeProblem({ text: '23+45=67', confidence: 0.75 }, { minConfidence: 0.7 })).toMatchObject({ verdict: 'incorrect' });
@@ -330,6 +354,10 @@ describe('marks OCR loses', () => {
     ['0.5+0.3=8', 'decimal_point_maybe_lost'],
     ['0.1+0.1=02', 'decimal_point_maybe_lost'],
     ['0.2+0.9=1', 'decimal_point_maybe_lost'],
+    ['(54-13)+24=6.5', 'decimal_point_maybe_spurious'],
+    ['3+19=2.2', 'decimal_point_maybe_spurious'],
+    ['33+19=28', 'operator_may_be_lost'], // 3×3+19=28 with the × lost
+    ['45+3=23', 'operator_may_be_lost'], // 4×5+3=23
     ['77-13=04', 'answer_misread'],
     ['36÷4=0', 'answer_misread'],
     ['48+2=0', 'answer_misread'],
@@ -339,8 +367,11 @@ describe('marks OCR loses', () => {
   ])('%s is uncertain (%s)', (text, reason) => {
     expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
   });
-  it('a decimal answer that is simply wrong stays wrong, and so does a 0 that subtracting gives', () => {
+  it('a decimal answer that is simply wrong stays wrong, so does an answer no lost operator explains, and a 0 that subtracting gives', () => {
     expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '3+19=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '45+3=47', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeProblem({ text: '68+3=17', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' }); // 6+8+3, but a + is not lost
     // 0 for 4÷4 (its ÷ sure from the ink) or 3×3 is a child who subtracted.
     expect(gradeProblem({ text: '4÷4=0', confidence: 0.99, inkConfirmed: new Set([1]) })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '3×3=0', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });

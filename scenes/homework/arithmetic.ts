@@ -17,6 +17,10 @@ import type { Rational } from './rational.js';
  *    → uncertain ('low_confidence', 'low_char_confidence') — unless the reading, down to
  *    `CORRECT_FLOOR`/`CORRECT_CHAR_FLOOR` and with no look-alike guessed in the answer, is
  *    exactly the right answer: then correct (the reason still says the reading was shaky).
+ *    A written answer whose only doubt is a few weak characters (`weakChars`, each at least
+ *    `CORRECT_CHAR_FLOOR`) is graded as if they were sure when it is wrong however they are read:
+ *    as read, as the recogniser's second choice, a digit or point left out, an operator as any
+ *    operator.
  * 3. Nothing written → incorrect with reason 'blank' when the reading is very confident
  *    (`blankMinConfidence`), no look-alike was guessed where the answer goes and it is not an
  *    empty fill-in bracket (OCR moves a bracket's content); otherwise uncertain 'blank_maybe_unread'.
@@ -32,11 +36,13 @@ import type { Rational } from './rational.js';
  * 6. A different answer is uncertain when a look-alike was guessed in it, when another reading
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
- *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), when a whole number is read with a leading zero
+ *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), when a decimal point may be lost or a speck read as
+ *    one (2.5-0.1=24, 65 read as 6.5), when a whole number is read with a leading zero
  *    ('answer_misread': 64 read as 04; so is a wrong 0, unless reading an operator as "-" gives
  *    it), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
- *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'): the
+ *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'), or a ×
+ *    lost between two digits does (3×3+19=28 read as 33+19=28, 'operator_may_be_lost'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
  *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another. Likewise
  *    when, in a problem with fractions, a "1" between digits read as a fraction bar makes it
@@ -63,6 +69,16 @@ export interface GradeInput {
    * is bare paper: an empty reading there is a blank, not a lost answer.
    */
   blankSeen?: boolean;
+  /**
+   * Every character read below `minCharConfidence`, by its position in `text`, with the
+   * recogniser's second choice for it. With them a shaky reading may still be wrong (rule 2).
+   */
+  weakChars?: readonly WeakChar[];
+}
+
+export interface WeakChar {
+  at: number;
+  runnerUp?: string;
 }
 
 export interface GradeOptions {
@@ -189,13 +205,36 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: Read
 
 /**
  * 2.5-0.1 answered 24, 0.1+0.1 answered 02 or 2, 0.2+0.9 answered 1: the decimal point is a dot
- * OCR easily loses, and what follows it sometimes goes with it.
+ * OCR easily loses, and what follows it sometimes goes with it. The other way round, a speck
+ * between two digits reads as a point: 65 read as 6.5.
  */
-function decimalPointMaybeLost(p: Gradable): boolean {
+function decimalPointMisread(p: Gradable): 'decimal_point_maybe_lost' | 'decimal_point_maybe_spurious' | undefined {
   const right = correctAnswer(p);
   const written = withoutUnit(p.studentAnswer, p.unit);
   const digits = (s: string): string => s.replace('.', '').replace(/^0+(?=\d)/, '');
-  return right !== null && right.includes('.') && !written.includes('.') && (digits(written) === digits(right) || written === right.split('.')[0]);
+  if (right === null || right.includes('.') === written.includes('.')) return undefined;
+  if (!right.includes('.')) return digits(written) === right ? 'decimal_point_maybe_spurious' : undefined;
+  return digits(written) === digits(right) || written === right.split('.')[0] ? 'decimal_point_maybe_lost' : undefined;
+}
+
+/**
+ * Whether a × between two digits of the question, lost by the recogniser, makes the answer
+ * right: 3×3+19=28 read as 33+19=28 (the small × blurs away; a + or ÷ does not). Only where both
+ * parts would be numbers from 2 up: with a 0 or a 1 cut off it fits too many answers (50-2×0-10 = 40).
+ * Any operator would fit a wrong answer too often: 6+8+3 for "68+3=17" (5 of 93 wrong answers on
+ * 30 hard pages).
+ */
+function rightIfTimesLost(a: Analysis, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  const end = text.indexOf('=');
+  for (let i = 1; i < end; i++) {
+    const left = /\d+$/.exec(text.slice(0, i))?.[0];
+    const right = /^\d+/.exec(text.slice(i))?.[0];
+    if (!left || !right || Number(left) < 2 || Number(right) < 2 || right.startsWith('0')) continue;
+    const other = readingWith(text, i, 0, '×');
+    if (other && matchAnswer(other, opts).ok) return true;
+  }
+  return false;
 }
 
 /**
@@ -248,7 +287,9 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
     // right answer than a misreading; one that does not is never called wrong.
     const floorsMet = input.confidence >= CORRECT_FLOOR && (input.minCharConfidence ?? 1) >= CORRECT_CHAR_FLOOR;
     const right = floorsMet && p.studentAnswer !== '' && !p.unitMismatch && p.guesses.answer.length === 0 && matchAnswer(p, opts).ok;
-    return right ? result('correct', unsure) : result('uncertain', unsure);
+    if (right) return result('correct', unsure);
+    const wrong = unsure === 'low_char_confidence' && floorsMet && text === input.text ? wrongHoweverWeakCharsRead(input, opts) : undefined;
+    return wrong ?? result('uncertain', unsure);
   }
   if (p.studentAnswer === '') {
     // An empty bracket is often the recogniser moving its content elsewhere ("( 9 )×2=18" read as
@@ -268,7 +309,8 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (!match.readable) return result('uncertain', match.reason);
   if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
   if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
-  if (decimalPointMaybeLost(p)) return result('uncertain', 'decimal_point_maybe_lost');
+  const point = decimalPointMisread(p);
+  if (point) return result('uncertain', point);
   // Nobody writes 64 as "04": a leading zero is a digit the recogniser misread.
   if (p.kind !== 'compare' && /^0\d/.test(withoutUnit(p.studentAnswer, p.unit))) return result('uncertain', 'answer_misread');
   // Nor a wrong 0: a blurred handwritten 6 or 9, or a 50 that lost its 5, reads as 0 (three of
@@ -280,9 +322,42 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
   if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
+  if (p.kind !== 'compare' && rightIfTimesLost(a, opts)) return result('uncertain', 'operator_may_be_lost');
   if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
+}
+
+/** At most this many weak characters are read every way; a line with more stays uncertain. */
+const MAX_WEAK_CHARS = 3;
+
+/**
+ * The reading graded as sure when it is wrong under every reading of its weak characters (rule 2);
+ * undefined when some reading could make the answer right or nothing is written.
+ */
+function wrongHoweverWeakCharsRead(input: GradeInput, opts: GradeOptions): GradeResult | undefined {
+  const weak = [...(input.weakChars ?? [])].sort((a, b) => b.at - a.at);
+  if (weak.length === 0 || weak.length > MAX_WEAK_CHARS) return undefined;
+  const sure: GradeInput = { ...input, minCharConfidence: undefined, weakChars: undefined };
+  const asRead = gradeText(sure, input.text, opts);
+  if (asRead.verdict !== 'incorrect' || asRead.student_answer === '') return undefined;
+  const choices = weak.map((w) => {
+    const read = input.text[w.at] as string;
+    // A digit or point may be a speck or a neighbour's read into the line; printed signs are not left out.
+    const leftOut = /^[\d.]$/.test(read) ? [''] : [];
+    return [...new Set([read, ...leftOut, ...(w.runnerUp === undefined ? [] : [w.runnerUp]), ...(OPERATORS.includes(normaliseMath(read)) ? OPERATORS : [])])];
+  });
+  // Every combination of choices; the weak characters go from the right so positions hold.
+  const readings = choices.reduce<string[][]>((acc, options) => acc.flatMap((picked) => options.map((o) => [...picked, o])), [[]]);
+  for (const picked of readings) {
+    const text = weak.reduce((t, w, i) => t.slice(0, w.at) + picked[i] + t.slice(w.at + 1), input.text);
+    if (text === input.text) continue;
+    const other = gradeText(sure, text, opts);
+    // Readings that are no problem, leave nothing written or break the printed brackets do not count.
+    const couldBeRight = other.verdict === 'correct' || (other.verdict === 'uncertain' && other.student_answer !== '' && other.kind !== 'not_arithmetic' && other.kind !== 'ambiguous' && other.reason !== 'bracket_guessed');
+    if (couldBeRight) return undefined;
+  }
+  return asRead;
 }
 
 export { splitProblems } from './arithmetic-split.js';
