@@ -221,7 +221,7 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(fixed.chars.map((c) => c.text).join('')).toBe('9+10=19');
   });
 
-  it.each(['×', '+', '#'])('read as "%s" after the operator ("24+11×35") it is put back where the ink has an =', (sign) => {
+  it.each(['×', '+', '#', '0'])('read as "%s" after the operator ("24+11×35") it is put back where the ink has an =', (sign) => {
     const fixed = readSignsFromInk(inked('24+11=35', 10, 10, 1.5), line(`24+11${sign}35`, 10, 10));
     expect(fixed.text).toBe('24+11=35');
     expect(fixed.minCharConfidence).toBeLessThan(0.5);
@@ -235,6 +235,8 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(readSignsFromInk(inked('12-3-4', 10, 10, 1), line('12-3-4', 10, 10)).text).toBe('12-3-4');
     const read = line('9+1019', 10, 10);
     expect(readSignsFromInk(inked('9+1019', 10, 10, 1), read).text).toBe('9+1019');
+    // A real 0 after the operator is a digit.
+    for (const blur of [0, 1, 1.5]) expect(readSignsFromInk(inked('24+11035', 10, 10, blur), line('24+11035', 10, 10)).text).toBe('24+11035');
     // An equals-shaped mark left of everything the recogniser read.
     const after = line('9+1019', 30, 10);
     expect(readSignsFromInk(inked('=9+1019', 10, 10, 1), { ...after, box: { ...after.box, x: 10, w: 140 } }).text).toBe('9+1019');

@@ -172,8 +172,9 @@ function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
 /** What the recogniser reads for a blurred "=" (measured on the synthetic hard pages). */
 const EQUALS_LOOKALIKES = ['元', '年', 'm'];
 /**
- * Whether the recogniser may have read an equals-shaped mark as this character: a "-" or a
- * point, or — when its ink has no crossing — a ×, +, * or # ("24+11×35", "55+33+88", "28+6#44").
+ * Whether the recogniser may have read an equals-shaped mark as this character: a "-", a point
+ * or a 0 (bars smeared into a ring: "6×7042", 9 times on 40 hard pages), or — when its ink has no
+ * crossing — a ×, +, * or # ("24+11×35", "55+33+88", "28+6#44").
  * Measured on 30 hard pages: the 14 such characters standing for an "=" had no crossing, the 3
  * real × after a first operator (comparisons whose circle was lost, "9×57×2") had one.
  */
