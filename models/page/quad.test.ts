@@ -8,6 +8,9 @@ describe('findPageQuad', () => {
     ['rotated 12° with perspective on a dark desk', { desk: 'dark', rotationDeg: 12, keystone: 0.15, areaRatio: 0.5 }],
     ['rotated −15° on a patterned cloth, lit from one side', { desk: 'pattern', rotationDeg: -15, keystone: 0.1, areaRatio: 0.5, falloff: 0.6 }],
     ['on a light desk, dim on one side', { desk: 'light', rotationDeg: 8, areaRatio: 0.6, falloff: 0.7 }],
+    // Otsu alone cuts the shaded corner off (corners 35–45 % of the diagonal away).
+    ['with a deep shadow over one corner, on a dark desk', { desk: 'dark', rotationDeg: 10, keystone: 0.1, areaRatio: 0.6, shadow: 0.45 }],
+    ['with a deep shadow over one corner, on a wooden desk', { desk: 'wood', rotationDeg: -8, areaRatio: 0.65, shadow: 0.5 }],
     ['blurred, noisy and heavily compressed', { desk: 'wood', rotationDeg: -6, areaRatio: 0.55, blurSigma: 2, noiseSigma: 5, jpegQuality: 55 }],
     ['in a 1280×720 frame', { frameHeight: 720, areaRatio: 0.6, rotationDeg: 5, keystone: 0.1 }],
     ['off-centre and small', { centre: [0.35, 0.45], areaRatio: 0.3, rotationDeg: 3 }],

@@ -44,6 +44,8 @@ export interface PhotoOptions {
   glare: number;
   /** Light falls off to this factor at the far side of the frame (1 = even light). */
   falloff: number;
+  /** A soft shadow (an arm, the lamp head) over the frame's top-right quarter: the light left under it, 1 = none. */
+  shadow: number;
   blurSigma: number;
   noiseSigma: number;
   /** JPEG quality, or 0 to keep the raw image. */
@@ -88,6 +90,7 @@ export const DEFAULT_PHOTO: PhotoOptions = {
   centre: [0.5, 0.5],
   exposure: 1,
   falloff: 1,
+  shadow: 1,
   glare: 0,
   blurSigma: 0,
   noiseSigma: 0,
@@ -238,7 +241,7 @@ export function makePhoto(photo: Partial<PhotoOptions> = {}, layout: Partial<Pag
   const mask = new cv.Mat(l.height, l.width, cv.CV_8UC1, 255).warpPerspective(m, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Vec3(0, 0, 0));
   const img = makeDesk(o.desk, o.frameWidth, o.frameHeight, o.seed);
   warped.copyTo(img, mask);
-  let lit = applyLight(img, o.exposure, o.falloff);
+  let lit = applyShadow(applyLight(img, o.exposure, o.falloff), o.shadow);
   if (o.glare > 0) lit = lit.add(new cv.Mat(lit.rows, lit.cols, cv.CV_8UC3, [o.glare, o.glare, o.glare]));
   if (o.blurSigma > 0) lit = lit.gaussianBlur(new cv.Size(0, 0), o.blurSigma);
   lit = addNoise(lit, o.noiseSigma, o.seed);
@@ -261,6 +264,16 @@ export function applyLight(img: Mat, exposure: number, falloff: number): Mat {
   const gain = new cv.Mat([row], cv.CV_32F).resize(img.rows, img.cols, 0, 0, cv.INTER_LINEAR);
   const gain3 = new cv.Mat([gain, gain, gain]);
   return img.convertTo(cv.CV_32FC3).hMul(gain3).convertTo(cv.CV_8UC3);
+}
+
+/** Darkens a soft-edged disc over the frame's top-right corner to `light` of its brightness. */
+export function applyShadow(img: Mat, light: number): Mat {
+  if (light === 1) return img;
+  const disc = new cv.Mat(img.rows, img.cols, cv.CV_32F, 0);
+  disc.drawCircle(new cv.Point2(img.cols, 0), Math.round(0.55 * img.cols), new cv.Vec3(1, 1, 1), cv.FILLED);
+  const soft = disc.gaussianBlur(new cv.Size(0, 0), 0.04 * img.cols);
+  const gain = soft.convertTo(cv.CV_32F, light - 1, 1);
+  return img.convertTo(cv.CV_32FC3).hMul(new cv.Mat([gain, gain, gain])).convertTo(cv.CV_8UC3);
 }
 
 /** Maximum distance between matching corners, as a fraction of the quad's diagonal. */
