@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
-import { comparisonMisread, weakCharsOf } from './checker.js';
+import { comparisonMisread, cutByEdge, weakCharsOf } from './checker.js';
 import { doubtedLines, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
 
@@ -351,5 +351,13 @@ describe('weak characters handed to the grader', () => {
     expect(weakCharsOf(piece('79-13=66', [[2, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('57+4=51', [[4, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('50-12=48', [[5, 0.35, '~']], 0.2))).toBeUndefined();
+  });
+});
+
+describe('the slot after an "="', () => {
+  it('is never bare paper when it runs into the page edge (a page cut off by the camera or the page outline)', () => {
+    const page = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
+    expect(cutByEdge(page, { x: 300, y: 10, w: 99, h: 40 })).toBe(true);
+    expect(cutByEdge(page, { x: 250, y: 10, w: 100, h: 40 })).toBe(false);
   });
 });

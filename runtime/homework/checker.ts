@@ -171,7 +171,7 @@ export class HomeworkChecker {
       // A remainder's digit stands on its line: it is read in the line's band, not in the taller
       // box around the ink (a crop much taller than the digit made the recogniser see only dots).
       if (ink) inked.push({ p, slot: open.afterEquals ? ink : lineBand(page, ink, p.box) });
-      else if (open.afterEquals) p.bareSlot = true;
+      else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }
     if (inked.length === 0) return;
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
@@ -293,6 +293,11 @@ function bareBetween(page: Mat, line: Box, gap: { x0: number; x1: number }): boo
 function lineBand(page: Mat, b: Box, line: Box): Box {
   const y = Math.max(0, Math.round(line.y - 0.1 * line.h));
   return { x: b.x, y, w: b.w, h: Math.min(page.rows - y, Math.round(1.2 * line.h)) };
+}
+
+/** Whether a slot reaches the page's right edge: the answer may be beyond it, so it is never bare. */
+export function cutByEdge(page: Mat, slot: Box): boolean {
+  return slot.x + slot.w >= page.cols - 1;
 }
 
 /** Where a child writes the answer: right of `from` (the equals sign), `widthInLines` line heights wide. */
