@@ -33,6 +33,17 @@ describe('comparison circles', () => {
     expect(readCircleSign(page, circles[0] as (typeof circles)[number])).toBe(sign);
   });
 
+  it("a ring much smaller than the page's other circles is a digit (a thin 0), not a circle", () => {
+    const m = new cv.Mat(120, 440, cv.CV_8UC3, [255, 255, 255]);
+    for (const x of [60, 160, 260]) m.drawCircle(new cv.Point2(x, 60), 19, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
+    m.drawCircle(new cv.Point2(370, 60), 13, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
+    expect(findComparisonCircles(m).map((c) => Math.round(c.x / 10) * 10).sort((a, b) => a - b)).toEqual([60, 160, 260]);
+    // Alone, the small ring is a circle: there is no page size to compare with.
+    const alone = new cv.Mat(120, 200, cv.CV_8UC3, [255, 255, 255]);
+    alone.drawCircle(new cv.Point2(100, 60), 13, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
+    expect(findComparisonCircles(alone)).toHaveLength(1);
+  });
+
   it('an empty circle is a blank, not an unread sign', () => {
     const page = drawn('');
     const [circle] = findComparisonCircles(page);

@@ -1,5 +1,5 @@
 import { cv, type Mat } from '../cv.js';
-import { inkMarks, requireImage, toGray } from './image.js';
+import { inkMarks, median, requireImage, toGray } from './image.js';
 
 export interface Circle {
   x: number;
@@ -60,8 +60,14 @@ export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[]
     const strokeNotRing = ring < WHOLE_RING && justIn >= 0.2 && justOut >= 0.1;
     if (ring >= MIN_RING_INK && outside <= MAX_OUTSIDE_INK && Math.max(justIn, justOut) <= MAX_THIN_INK && !strokeNotRing) found.push(c);
   }
-  return found;
+  // A page prints its circles at one size: a ring much smaller than the page's typical one is a
+  // thin 0 or 6 of a digit (r 10–14 beside circles of 19–22 on synthetic easy pages).
+  const typical = found.length >= 2 ? median(found.map((c) => c.r)) : 0;
+  return found.filter((c) => c.r >= MIN_SHARE_OF_TYPICAL_R * typical);
 }
+
+/** A circle smaller than this share of the page's median circle is a digit. */
+const MIN_SHARE_OF_TYPICAL_R = 0.75;
 
 /**
  * Paints the comparison circles over with paper, leaving the sign written inside them: the

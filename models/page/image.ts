@@ -56,6 +56,12 @@ export function markBounds(marks: InkMark[]): { x: number; y: number; w: number;
 }
 
 /** Milliseconds since `start` (from performance.now()), rounded to 0.1 ms. */
+/** The middle value (the upper one of an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
 export function since(start: number): number {
   return Math.round((performance.now() - start) * 10) / 10;
 }

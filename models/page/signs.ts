@@ -1,6 +1,6 @@
 import { cv, type Mat } from '../cv.js';
 import { percentile } from './enhance.js';
-import { type InkMark, inkMarks, markBounds } from './image.js';
+import { type InkMark, inkMarks, markBounds, median } from './image.js';
 
 /**
  * The shapes of printed operators, read from the ink where the recogniser put one. Blur on a
@@ -249,9 +249,4 @@ function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {
     if (m.h >= 0.25 * H && m.h <= 0.55 * H && m.w >= 0.3 * H && m.w <= 0.9 * H && centred(m.y, m.y + m.h)) found.push({ x0: m.x, x1: m.x + m.w });
   }
   return found;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
 }
