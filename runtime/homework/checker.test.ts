@@ -99,6 +99,14 @@ describe('comparison signs read from their circles', () => {
     expect(ring?.text).toBe('2○=4');
   });
 
+  it('a circle in the gap the detector split a problem at goes with the part before it, and the part after joins them', () => {
+    // "89 ○ 23" with the empty ring painted out: read as "89" and "23", 50 px apart.
+    const lines = withCircleSigns([line('89', 100, 50), line('23', 190, 50), line('7+8', 300, 50)], [{ x: 165, y: 65, r: 20, sign: '' }]);
+    expect(joinFragments(lines).map((l) => l.text)).toEqual(['89○23', '7+8']);
+    // A circle far from any line is nobody's.
+    expect(withCircleSigns([line('89', 100, 50)], [{ x: 300, y: 65, r: 20, sign: '' }])[0]?.text).toBe('89');
+  });
+
   it('a sign read from the circle replaces the "-" the recogniser made of it; an "=" gets its circle', () => {
     const [dash, equals, guessed] = withCircleSigns(
       [line('51-76', 100, 50), line('4276', 100, 150), line('3-4', 100, 250)],

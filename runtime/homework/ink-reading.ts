@@ -194,12 +194,31 @@ export function signOf(page: Mat, c: Circle): SignedCircle {
 export type SignedCircle = Circle & { sign: string | undefined; guessed?: boolean };
 
 /**
+ * The line a circle belongs to: the one that runs through it, or else — when painting the ring
+ * out left a gap the detector split the problem at ("89" | "23") — the nearest one on its row
+ * that ends just left of it (the part right of the circle joins it again, see joinFragments).
+ */
+function circleOwner(lines: OcrLine[], c: SignedCircle): number {
+  const onRow = (l: OcrLine): boolean => c.y >= l.box.y && c.y <= l.box.y + l.box.h;
+  const through = lines.findIndex((l) => onRow(l) && c.x >= l.box.x - c.r && c.x <= l.box.x + l.box.w + c.r);
+  if (through >= 0) return through;
+  let owner = -1;
+  let nearest = 2.5 * c.r;
+  lines.forEach((l, k) => {
+    const gap = c.x - (l.box.x + l.box.w);
+    if (onRow(l) && gap >= 0 && gap < nearest) [owner, nearest] = [k, gap];
+  });
+  return owner;
+}
+
+/**
  * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
  * then leaves uncertain) into the OCR line that runs through the circle, at its place.
  */
 export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrLine[] {
-  return lines.map((line) => {
-    const mine = circles.filter((c) => c.y >= line.box.y && c.y <= line.box.y + line.box.h && c.x >= line.box.x - c.r && c.x <= line.box.x + line.box.w + c.r);
+  const owners = circles.map((c) => circleOwner(lines, c));
+  return lines.map((line, k) => {
+    const mine = circles.filter((_, i) => owners[i] === k);
     if (mine.length === 0) return line;
     let chars = line.chars.filter((c) => c.text.trim() !== '');
     let unread = false;
