@@ -312,6 +312,10 @@ describe('gradeProblem: what the lamp cannot judge', () => {
     expect(grade('(3+4×(2-1)=7')).toMatchObject({ verdict: 'correct', correct_answer: '7' });
     // …but a different answer is not marked wrong on a guessed bracket.
     expect(grade('(3+4×(2-1)=14')).toMatchObject({ verdict: 'uncertain', reason: 'bracket_guessed', correct_answer: '7' });
+    expect(grade('3+4)×2=15')).toMatchObject({ verdict: 'uncertain', reason: 'bracket_guessed' });
+    // The "(" of a fill-in blank that opens the problem can go nowhere else: its answer is graded.
+    expect(grade('53)-40=14')).toMatchObject({ verdict: 'incorrect', question: '()-40=14', student_answer: '53', correct_answer: '54' });
+    expect(grade('54)-40=14')).toMatchObject({ verdict: 'correct' });
   });
 
   it('an expression after a bare = is a comparison whose sign may be misread: never wrong', () => {

@@ -1,6 +1,6 @@
 import { type Gradable, correctAnswer, matchAnswer, withoutUnit } from './arithmetic-answer.js';
 import { type Analysis, type ProblemKind, analyseNormalised, analyseProblem } from './arithmetic-parse.js';
-import { normaliseMath } from './normalise.js';
+import { normaliseMath, type Substitution } from './normalise.js';
 import type { Rational } from './rational.js';
 
 /**
@@ -316,8 +316,11 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   // Nor a wrong 0: a blurred handwritten 6 or 9, or a 50 that lost its 5, reads as 0 (three of
   // the false alarms left on hard synthetic pages) — unless the child subtracted (0 for 4÷4).
   if (p.kind === 'expression' && withoutUnit(p.studentAnswer, p.unit) === '0' && !rightBySubtracting(a, opts)) return result('uncertain', 'answer_misread');
-  // A bracket the lamp put back: whatever else OCR lost is unknown.
-  if (p.guesses.question.some((g) => g.from === '' && g.length === 0)) return result('uncertain', 'bracket_guessed');
+  // A bracket the lamp put back: whatever else OCR lost is unknown — except the "(" of a fill-in
+  // blank that opens the problem ("53)-40=14"): the recogniser drops it beside the child's digits
+  // (5 problems on 60 easy and medium pages), and it can go nowhere else.
+  const opensBlank = (g: Substitution): boolean => p.kind === 'fill_blank' && g.to === '(' && g.at === 0;
+  if (p.guesses.question.some((g) => g.from === '' && g.length === 0 && !opensBlank(g))) return result('uncertain', 'bracket_guessed');
   const confirmed = text === input.text ? (input.inkConfirmed ?? new Set<number>()) : new Set<number>();
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
