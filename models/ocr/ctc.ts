@@ -24,15 +24,10 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
   let current: DecodedChar | undefined;
   for (let t = 0; t < steps; t++) {
     const row = offset + t * classes;
-    let best = 0, bestP = probs[row] as number;
-    // The two most probable characters other than the blank.
+    // The two most probable characters other than the blank; the blank wins ties.
     let first = 0, firstP = -1, second = 0, secondP = -1;
     for (let c = 1; c < classes; c++) {
       const p = probs[row + c] as number;
-      if (p > bestP) {
-        best = c;
-        bestP = p;
-      }
       if (p > firstP) {
         second = first;
         secondP = firstP;
@@ -43,7 +38,9 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
         secondP = p;
       }
     }
-    const runnerUp = dict[best === first ? second : first];
+    const best = firstP > (probs[row] as number) ? first : 0;
+    const bestP = best === 0 ? (probs[row] as number) : firstP;
+    const runnerUp = dict[second];
     if (best !== 0 && best === prev && current) {
       if (bestP > current.confidence) {
         current.confidence = bestP;

@@ -41,12 +41,13 @@ import type { Rational } from './rational.js';
  *    ('answer_misread': 64 read as 04; so is a wrong 0, unless reading an operator as "-" gives
  *    it), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
- *    confuses it with (÷ ↔ + or -, × ↔ +) makes it right ('operator_may_be_misread'), or a ×
+ *    confuses it with (÷ ↔ + or -, × ↔ +, - → +) makes it right ('operator_may_be_misread'), or a ×
  *    lost between two digits does (3×3+19=28 read as 33+19=28, 'operator_may_be_lost'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
  *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another. Likewise
  *    when, in a problem with fractions, a "1" between digits read as a fraction bar makes it
- *    right ('fraction_bar_may_be_misread': 2/7 read as 217). Otherwise incorrect.
+ *    right ('fraction_bar_may_be_misread': 2/7 read as 217), or a fraction bar lost between two
+ *    digits does ('fraction_bar_may_be_lost': 4/7 read as 47). Otherwise incorrect.
  *
  * Confidence reported = OCR confidence − 0.05 per look-alike guessed, never below 0.
  */
@@ -182,9 +183,10 @@ function rightIfFractionBarMisread(a: Analysis, opts: GradeOptions): boolean {
 
 /**
  * Operators the recogniser mistakes for each other on photographed pages even when it is sure
- * (measured on the synthetic pages: ÷ whose dots blur away reads as + or -, a small × as +).
+ * (measured on the synthetic pages: ÷ whose dots blur away reads as + or -, a small × as +, a +
+ * whose upright blurs away as -).
  */
-const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷'], '×': ['+'], '÷': ['+', '-'] };
+const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷', '+'], '×': ['+'], '÷': ['+', '-'] };
 
 /**
  * Whether reading one printed operator as its look-alike makes the child's answer right.
@@ -218,20 +220,20 @@ function decimalPointMisread(p: Gradable): 'decimal_point_maybe_lost' | 'decimal
 }
 
 /**
- * Whether a × between two digits of the question, lost by the recogniser, makes the answer
- * right: 3×3+19=28 read as 33+19=28 (the small × blurs away; a + or ÷ does not). Only where both
- * parts would be numbers from 2 up: with a 0 or a 1 cut off it fits too many answers (50-2×0-10 = 40).
- * Any operator would fit a wrong answer too often: 6+8+3 for "68+3=17" (5 of 93 wrong answers on
- * 30 hard pages).
+ * Whether `sign` between two digits of the question, lost by the recogniser, makes the answer
+ * right: 3×3+19=28 read as 33+19=28 (the small × blurs away; a + or ÷ does not), 4/7+1/7=5/7 read
+ * as 47+1/7=5/7. After the cut the number must be 2 or more, and so must the one before it for a
+ * ×: with a 0 or a 1 cut off it fits too many answers (50-2×0-10 = 40). Any operator would fit a
+ * wrong answer too often: 6+8+3 for "68+3=17" (5 of 93 wrong answers on 30 hard pages).
  */
-function rightIfTimesLost(a: Analysis, opts: GradeOptions): boolean {
+function rightIfLost(a: Analysis, opts: GradeOptions, sign: '×' | '/'): boolean {
   const text = a.normalised.text;
   const end = text.indexOf('=');
   for (let i = 1; i < end; i++) {
     const left = /\d+$/.exec(text.slice(0, i))?.[0];
     const right = /^\d+/.exec(text.slice(i))?.[0];
-    if (!left || !right || Number(left) < 2 || Number(right) < 2 || right.startsWith('0')) continue;
-    const other = readingWith(text, i, 0, '×');
+    if (!left || !right || (sign === '×' && Number(left) < 2) || Number(right) < 2 || right.startsWith('0')) continue;
+    const other = readingWith(text, i, 0, sign);
     if (other && matchAnswer(other, opts).ok) return true;
   }
   return false;
@@ -325,8 +327,9 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
   if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
-  if (p.kind !== 'compare' && rightIfTimesLost(a, opts)) return result('uncertain', 'operator_may_be_lost');
+  if (p.kind !== 'compare' && rightIfLost(a, opts, '×')) return result('uncertain', 'operator_may_be_lost');
   if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
+  if (a.normalised.text.includes('/') && rightIfLost(a, opts, '/')) return result('uncertain', 'fraction_bar_may_be_lost');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
 }
