@@ -201,9 +201,12 @@ function confidenceWithGuess(piece: Piece, at: number): { confidence: number; mi
   if (!chars?.length) return { confidence: piece.confidence, minCharConfidence: piece.minCharConfidence };
   const own = confidenceOf(chars);
   const guessed = confidenceOf(chars.map((c, i) => (i === at ? { ...c, confidence: Math.max(c.confidence, INK_GUESSED) } : c)));
-  // Lowered by something outside its characters (an unread sign, an answer read on its own).
-  const lowered = piece.minCharConfidence < own.minCharConfidence;
-  return { confidence: piece.confidence + guessed.confidence - own.confidence, minCharConfidence: lowered ? piece.minCharConfidence : guessed.minCharConfidence };
+  return { confidence: piece.confidence + guessed.confidence - own.confidence, minCharConfidence: lowered(piece, own) ? piece.minCharConfidence : guessed.minCharConfidence };
+}
+
+/** Whether the piece's confidence was lowered by something outside its characters (an unread sign, an answer read on its own). */
+function lowered(piece: Piece, own: { minCharConfidence: number }): boolean {
+  return piece.minCharConfidence < own.minCharConfidence;
 }
 
 /**
@@ -213,7 +216,7 @@ function confidenceWithGuess(piece: Piece, at: number): { confidence: number; mi
  */
 export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   const chars = piece.chars;
-  if (!chars?.length || piece.minCharConfidence < confidenceOf(chars).minCharConfidence) return undefined;
+  if (!chars?.length || lowered(piece, confidenceOf(chars))) return undefined;
   const weak: WeakChar[] = [];
   for (const [k, c] of chars.entries()) {
     if (c.confidence >= DEFAULT_MIN_CHAR_CONFIDENCE || !isCounted(chars, k)) continue;

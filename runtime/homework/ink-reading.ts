@@ -213,7 +213,7 @@ function circleOwner(lines: OcrLine[], c: SignedCircle): number {
 
 /**
  * Puts each comparison circle's sign (or ○ when the sign could not be read, which the grader
- * then leaves uncertain) into the OCR line that runs through the circle, at its place.
+ * then leaves uncertain) into its line (see circleOwner), at its place.
  */
 export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrLine[] {
   const owners = circles.map((c) => circleOwner(lines, c));

@@ -133,6 +133,12 @@ function readingWith(text: string, at: number, length: number, replacement: stri
   return other.kind === 'not_arithmetic' || other.kind === 'ambiguous' ? undefined : other;
 }
 
+/** Whether the child's answer is right with `length` characters at `at` read as `replacement`. */
+function rightAs(text: string, at: number, length: number, replacement: string, opts: GradeOptions): boolean {
+  const other = readingWith(text, at, length, replacement);
+  return other !== undefined && matchAnswer(other, opts).ok;
+}
+
 /**
  * Whether another reading of something the normaliser guessed in the question (x for ×, : for
  * ÷, 一 for -, a space or 。 dropped between digits) turns the child's answer right: then a
@@ -147,11 +153,7 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions, 
     // decimal point or an operator.
     const replaced = g.length === 1 && OPERATORS.includes(g.to);
     if (!replaced && !(g.length === 0 && g.from !== '')) continue;
-    for (const alt of replaced ? OPERATORS : ['.', ...OPERATORS]) {
-      if (alt === g.to) continue;
-      const other = readingWith(text, g.at, g.length, alt);
-      if (other && matchAnswer(other, opts).ok) return true;
-    }
+    for (const alt of replaced ? OPERATORS : ['.', ...OPERATORS]) if (alt !== g.to && rightAs(text, g.at, g.length, alt, opts)) return true;
   }
   return false;
 }
@@ -159,10 +161,7 @@ function rightUnderAnotherReading(a: Analysis, p: Gradable, opts: GradeOptions, 
 /** Whether the child's answer is right when one +, × or ÷ of the question is read as "-". */
 function rightBySubtracting(a: Analysis, opts: GradeOptions): boolean {
   const text = a.normalised.text;
-  for (let i = 0; i < text.length; i++) {
-    const other = '+×÷'.includes(text[i] as string) ? readingWith(text, i, 1, '-') : undefined;
-    if (other && matchAnswer(other, opts).ok) return true;
-  }
+  for (let i = 0; i < text.length; i++) if ('+×÷'.includes(text[i] as string) && rightAs(text, i, 1, '-', opts)) return true;
   return false;
 }
 
@@ -174,9 +173,7 @@ function rightIfFractionBarMisread(a: Analysis, opts: GradeOptions): boolean {
   const text = a.normalised.text;
   if (!text.includes('/')) return false;
   for (let i = 1; i < text.length - 1; i++) {
-    if (text[i] !== '1' || !/\d/.test(text[i - 1] as string) || !/\d/.test(text[i + 1] as string)) continue;
-    const other = readingWith(text, i, 1, '/');
-    if (other && matchAnswer(other, opts).ok) return true;
+    if (text[i] === '1' && /\d/.test(text[i - 1] as string) && /\d/.test(text[i + 1] as string) && rightAs(text, i, 1, '/', opts)) return true;
   }
   return false;
 }
@@ -233,8 +230,7 @@ function rightIfLost(a: Analysis, opts: GradeOptions, sign: '×' | '/'): boolean
     const left = /\d+$/.exec(text.slice(0, i))?.[0];
     const right = /^\d+/.exec(text.slice(i))?.[0];
     if (!left || !right || (sign === '×' && Number(left) < 2) || Number(right) < 2 || right.startsWith('0')) continue;
-    const other = readingWith(text, i, 0, sign);
-    if (other && matchAnswer(other, opts).ok) return true;
+    if (rightAs(text, i, 0, sign, opts)) return true;
   }
   return false;
 }
