@@ -86,16 +86,29 @@ describe('simulator drivers', () => {
     await spk.open();
     spk.setVolume(0.5);
     const playing = spk.play({ sampleRate: 16_000, samples: tone(16_000 * 5) });
-    await new Promise((r) => setTimeout(r, 20));
     expect(spk.playing).toBe(true);
+    await new Promise((r) => setTimeout(r, 20));
     const t0 = performance.now();
     spk.stop();
+    expect(spk.playing).toBe(false);
     expect(await playing).toEqual({ stopped: true });
-    expect(performance.now() - t0).toBeLessThan(50);
+    // The clip lasts 5 s; stopped, it ends as soon as its file is written.
+    expect(performance.now() - t0).toBeLessThan(1000);
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);
     const written = decodeWav(readFileSync(path.join(dir, files[0] as string)));
     expect(Math.max(...written.samples.subarray(0, 100))).toBeLessThanOrEqual(4000);
+  });
+
+  it('speaker: a stop while the clip is still being written stops it too', async () => {
+    const spk = new SimSpeaker(tempDir());
+    await spk.open();
+    const playing = spk.play({ sampleRate: 16_000, samples: tone(16_000 * 5) });
+    spk.stop();
+    const t0 = performance.now();
+    expect(await playing).toEqual({ stopped: true });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(spk.played[0]?.stopped).toBe(true);
   });
 
   it('servo: records commanded positions, clamped to range', async () => {

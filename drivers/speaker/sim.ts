@@ -14,7 +14,7 @@ export class SimSpeaker implements Speaker {
   readonly binding = 'simulator';
   volume = 1;
   played: { file?: string; samples: number; sampleRate: number; stopped: boolean }[] = [];
-  private current: { resolve: (v: { stopped: boolean }) => void; timer: NodeJS.Timeout } | undefined;
+  private current: { resolve: (v: { stopped: boolean }) => void; timer?: NodeJS.Timeout } | undefined;
   private opened = false;
   private clip = 0;
 
@@ -37,20 +37,29 @@ export class SimSpeaker implements Speaker {
   async play(pcm: Pcm): Promise<{ stopped: boolean }> {
     if (!this.opened) throw new LampError(ErrorCode.DRIVER_CLOSED, 'speaker is not open');
     this.stop();
-    let file: string | undefined;
+    // The clip counts as playing from the call on, so a stop() while its file is written still stops it.
+    let resolve!: (v: { stopped: boolean }) => void;
+    const done = new Promise<{ stopped: boolean }>((r) => (resolve = r));
+    const clip: { resolve: typeof resolve; timer?: NodeJS.Timeout } = { resolve };
+    this.current = clip;
+    const entry: { file?: string; samples: number; sampleRate: number; stopped: boolean } = {
+      samples: pcm.samples.length,
+      sampleRate: pcm.sampleRate,
+      stopped: false,
+    };
+    this.played.push(entry);
     if (this.outDir) {
-      file = path.join(this.outDir, `${Date.now()}-${String(++this.clip).padStart(4, '0')}.wav`);
+      const file = path.join(this.outDir, `${Date.now()}-${String(++this.clip).padStart(4, '0')}.wav`);
       const scaled = this.volume === 1 ? pcm.samples : pcm.samples.map((s) => Math.round(s * this.volume));
       await writeFile(file, encodeWav({ sampleRate: pcm.sampleRate, samples: scaled }));
+      entry.file = file;
     }
-    const entry = { file, samples: pcm.samples.length, sampleRate: pcm.sampleRate, stopped: false };
-    this.played.push(entry);
-    const ms = this.realtime ? (pcm.samples.length / pcm.sampleRate) * 1000 : 0;
-    const result = await new Promise<{ stopped: boolean }>((resolve) => {
-      const timer = setTimeout(() => resolve({ stopped: false }), ms);
-      this.current = { resolve, timer };
-    });
-    this.current = undefined;
+    if (this.current === clip) {
+      const ms = this.realtime ? (pcm.samples.length / pcm.sampleRate) * 1000 : 0;
+      clip.timer = setTimeout(() => resolve({ stopped: false }), ms);
+    }
+    const result = await done;
+    if (this.current === clip) this.current = undefined;
     entry.stopped = result.stopped;
     return result;
   }
