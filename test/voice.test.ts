@@ -40,7 +40,8 @@ describe('voice, end to end on the simulator drivers with the real VAD and espea
     button.press();
     expect(loop?.state).toBe('listening');
     await mic.playWav(ask, { realtime: false });
-    await until('the reply to play', () => speaker.playing);
+    // The clip plays from the moment it is handed over; its WAV record is there once written.
+    await until('the reply to play', () => speaker.playing && speaker.played[0]?.file !== undefined);
     expect(app.pipeline().activeScene()).toBe('recite');
     expect(app.pipeline().turns).toBe(1);
     const clip = speaker.played[0];
