@@ -1,5 +1,5 @@
 /**
- * npm run bench:homework [-- --pages N --seed S] — the homework path on synthetic photographed
+ * npm run bench:homework [-- --pages N --seed S --levels easy,hard] — the homework path on synthetic photographed
  * pages (scripts/homework-pages): per-page time split into preprocess / OCR / grade with the
  * models loaded, and per difficulty level how many verdicts are right and how many correct
  * answers were marked wrong (the false alarms a child must never see). Each problem of the
@@ -14,11 +14,14 @@ import type { CheckedItem } from '../scenes/homework/types.js';
 import { launchChromium } from '../test/helpers/browser.js';
 import { type TruthItem, makeSheet, photographSheet } from './homework-pages/generate.js';
 import { matchTruth } from './homework-pages/match.js';
-import { LEVELS } from './homework-pages/photo.js';
+import { type Level, LEVELS } from './homework-pages/photo.js';
 
-const { values } = parseArgs({ options: { pages: { type: 'string', default: '10' }, seed: { type: 'string', default: '1000' }, verbose: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '10' }, seed: { type: 'string', default: '1000' }, verbose: { type: 'boolean', default: false }, levels: { type: 'string', default: LEVELS.join(',') } } });
 const pages = Number(values.pages);
 const seed0 = Number(values.seed);
+const levels = values.levels.split(',').map((l) => l.trim()) as Level[];
+const unknown = levels.filter((l) => !LEVELS.includes(l));
+if (unknown.length) throw new Error(`unknown level ${unknown.join(', ')}: the levels are ${LEVELS.join(', ')}`);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -44,12 +47,12 @@ interface Tally {
 
 const checker = await HomeworkChecker.load({ modelsDir: modelsDirOf({ dataDir: './var', models: { dir: '' } }) });
 const browser = await launchChromium();
-const tallies = new Map<string, Tally>(LEVELS.map((l) => [l, { pages: 0, items: 0, right: 0, uncertain: 0, missed: 0, correctAnswers: 0, falseAlarms: 0, wrongAnswers: 0, caught: 0, times: [] }]));
+const tallies = new Map<string, Tally>(levels.map((l) => [l, { pages: 0, items: 0, right: 0, uncertain: 0, missed: 0, correctAnswers: 0, falseAlarms: 0, wrongAnswers: 0, caught: 0, times: [] }]));
 const mistakes: string[] = [];
 try {
   for (let i = 0; i < pages; i++) {
     const sheet = await makeSheet(browser, seed0 + i);
-    for (const level of LEVELS) {
+    for (const level of levels) {
       const { jpeg, truth } = photographSheet(sheet, level);
       const t0 = performance.now();
       const r = await checker.check(jpeg);

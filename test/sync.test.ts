@@ -189,7 +189,8 @@ describe('sync over a real mosquitto', () => {
     const t0 = performance.now();
     const err = await a.sync!.cloud!.call('chat', { text: '你好' }, 5000).catch((e: unknown) => e);
     expect(isLampError(err, ErrorCode.SYNC_OFFLINE)).toBe(true);
-    expect(performance.now() - t0).toBeLessThan(100);
+    // At once, not at the 5 s deadline (a loaded CI machine can take tens of milliseconds).
+    expect(performance.now() - t0).toBeLessThan(1000);
     await broker.start();
     await sim.stop();
     sim = new CloudSimulator(broker.url);
