@@ -9,12 +9,15 @@ import type { Speaker } from './speaker.js';
  * no directory is given) and takes as long as the clip lasts unless stopped, so interruption
  * behaves as on a device.
  */
+interface PlayedClip { file?: string; samples: number; sampleRate: number; stopped: boolean }
+interface Playing { resolve: (v: { stopped: boolean }) => void; timer?: NodeJS.Timeout }
+
 export class SimSpeaker implements Speaker {
   readonly kind = 'speaker' as const;
   readonly binding = 'simulator';
   volume = 1;
-  played: { file?: string; samples: number; sampleRate: number; stopped: boolean }[] = [];
-  private current: { resolve: (v: { stopped: boolean }) => void; timer?: NodeJS.Timeout } | undefined;
+  played: PlayedClip[] = [];
+  private current: Playing | undefined;
   private opened = false;
   private clip = 0;
 
@@ -38,15 +41,11 @@ export class SimSpeaker implements Speaker {
     if (!this.opened) throw new LampError(ErrorCode.DRIVER_CLOSED, 'speaker is not open');
     this.stop();
     // The clip counts as playing from the call on, so a stop() while its file is written still stops it.
-    let resolve!: (v: { stopped: boolean }) => void;
+    let resolve!: Playing['resolve'];
     const done = new Promise<{ stopped: boolean }>((r) => (resolve = r));
-    const clip: { resolve: typeof resolve; timer?: NodeJS.Timeout } = { resolve };
+    const clip: Playing = { resolve };
     this.current = clip;
-    const entry: { file?: string; samples: number; sampleRate: number; stopped: boolean } = {
-      samples: pcm.samples.length,
-      sampleRate: pcm.sampleRate,
-      stopped: false,
-    };
+    const entry: PlayedClip = { samples: pcm.samples.length, sampleRate: pcm.sampleRate, stopped: false };
     this.played.push(entry);
     if (this.outDir) {
       const file = path.join(this.outDir, `${Date.now()}-${String(++this.clip).padStart(4, '0')}.wav`);
