@@ -250,3 +250,40 @@ function equalsMarks(gray: Mat, cut: number): { x0: number; x1: number }[] {
   }
   return found;
 }
+
+/** Columns and rows of the window an operator's shape is classified from (`signWindow`). */
+export const SIGN_WINDOW = 16;
+
+/**
+ * The ink around an operator as the operator-shape classifier sees it: a square 1.2 digit heights
+ * on a side, centred on the character across and on the digits' middle up and down (a handwritten
+ * answer makes the line box taller and the sign sit anywhere in it), scaled to SIGN_WINDOW ×
+ * SIGN_WINDOW. Each value is the ink's darkness from the paper (0) to the line's darkest ink (1),
+ * so light print, shadow and exposure look alike. Undefined when the line shows no digits.
+ */
+export function signWindow(page: Mat, line: Box, x0: number, x1: number): Float32Array | undefined {
+  const g = lineGray(page, line);
+  if (!g) return undefined;
+  const found = lineMarks(g.gray, g.darkest + 0.5 * (g.paper - g.darkest));
+  if (!found) return undefined;
+  const side = Math.max(SIGN_WINDOW, Math.round(1.2 * found.H));
+  const left = Math.round((x0 + x1) / 2 - side / 2);
+  const top = Math.round(Math.max(0, Math.round(line.y)) + found.middle - side / 2);
+  // The part of the square on the page; what falls off an edge is paper.
+  const x = Math.max(0, left);
+  const y = Math.max(0, top);
+  const w = Math.min(left + side, page.cols) - x;
+  const h = Math.min(top + side, page.rows) - y;
+  if (w < 2 || h < 2) return undefined;
+  const paper = Math.round(g.paper);
+  const square = page
+    .getRegion(new cv.Rect(x, y, w, h))
+    .bgrToGray()
+    .copyMakeBorder(y - top, top + side - (y + h), x - left, left + side - (x + w), cv.BORDER_CONSTANT, paper)
+    .resize(SIGN_WINDOW, SIGN_WINDOW, 0, 0, cv.INTER_AREA);
+  const px = square.getData();
+  const out = new Float32Array(SIGN_WINDOW * SIGN_WINDOW);
+  const range = paper - g.darkest;
+  for (let i = 0; i < out.length; i++) out[i] = Math.min(1, Math.max(0, (paper - (px[i] as number)) / range));
+  return out;
+}

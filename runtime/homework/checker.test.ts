@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
+import type { OperatorSign } from '../../models/page/operator-shape.js';
+import { SIGN_WINDOW } from '../../models/page/signs.js';
 import { comparisonMisread, cutByEdge, weakCharsOf } from './checker.js';
 import { doubtedLines, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
@@ -367,5 +369,42 @@ describe('the slot after an "="', () => {
     const page = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
     expect(cutByEdge(page, { x: 300, y: 10, w: 99, h: 40 })).toBe(true);
     expect(cutByEdge(page, { x: 250, y: 10, w: 100, h: 40 })).toBe(false);
+  });
+});
+
+describe('an operator whose shape the classifier is sure of', () => {
+  const page = inked('36+4=9', 10, 10, 1);
+  const read = (text: string, confidence = 0.97): OcrLine => line(text, 10, 10, confidence);
+  /** A classifier that answers `sign` at `p` for every window, and records that it was asked. */
+  const says = (sign: OperatorSign, p: number) => {
+    const asked: number[] = [];
+    return { asked, classify: (x: ArrayLike<number>) => (asked.push(x.length), { sign, p, sure: p >= 0.99 }) };
+  };
+
+  it('is the sign it shows, sure, with the classifier\'s confidence when the recogniser read another', () => {
+    const shapes = says('÷', 0.999);
+    const fixed = readSignsFromInk(page, read('36+4=9'), shapes);
+    expect(shapes.asked).toEqual([SIGN_WINDOW * SIGN_WINDOW]);
+    expect(fixed.text).toBe('36÷4=9');
+    expect(fixed.chars[2]).toMatchObject({ text: '÷', confidence: 0.999, sure: true });
+  });
+
+  it('confirms what the recogniser read, and a doubt about that operator goes', () => {
+    const line = read('36+4=9');
+    line.chars[2] = { ...(line.chars[2] as OcrLine['chars'][number]), confidence: 0.35 };
+    line.minCharConfidence = 0.35;
+    const fixed = readSignsFromInk(page, line, says('+', 0.995));
+    expect(fixed.chars[2]).toMatchObject({ text: '+', confidence: 0.995, sure: true });
+    expect(fixed.minCharConfidence).toBe(0.97);
+    // An x the classifier sees as × is written ×.
+    expect(readSignsFromInk(page, read('36x4=9'), says('×', 0.995)).text).toBe('36×4=9');
+  });
+
+  it('leaves the sign to the other ink rules when the classifier is not sure or sees an "="', () => {
+    for (const shapes of [says('÷', 0.9), says('=', 0.999)]) {
+      const fixed = readSignsFromInk(page, read('36+4=9'), shapes);
+      expect(fixed.text).toBe('36+4=9');
+      expect(fixed.chars[2]).not.toHaveProperty('sure');
+    }
   });
 });

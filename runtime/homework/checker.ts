@@ -3,6 +3,7 @@ import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, eraseComparisonCircles, findComparisonCircles, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
+import { OperatorShapes } from '../../models/page/operator-shape.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { doubtedLines, INK_GUESSED, readSignsFromInk, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
@@ -32,10 +33,15 @@ const round = (ms: number): number => Math.round(ms * 10) / 10;
  * sure enough) comes out `uncertain` and is for the cloud.
  */
 export class HomeworkChecker {
-  private constructor(private readonly ocr: OcrEngine, private readonly opts: CheckerOptions) {}
+  private constructor(
+    private readonly ocr: OcrEngine,
+    private readonly shapes: OperatorShapes,
+    private readonly opts: CheckerOptions,
+  ) {}
 
   static async load(opts: CheckerOptions): Promise<HomeworkChecker> {
-    return new HomeworkChecker(await OcrEngine.load({ modelsDir: opts.modelsDir, log: opts.log }), opts);
+    const shapes = OperatorShapes.load();
+    return new HomeworkChecker(await OcrEngine.load({ modelsDir: opts.modelsDir, log: opts.log }), shapes, opts);
   }
 
   async check(image: Buffer | Mat, opts: { skipQuality?: boolean } = {}): Promise<PageResult> {
@@ -88,7 +94,7 @@ export class HomeworkChecker {
   /** The line with what its ink says about its signs; as read when looking at the ink fails (the page is still graded). */
   private withInk(page: Mat, line: OcrLine): OcrLine {
     try {
-      return readSignsFromInk(page, line);
+      return readSignsFromInk(page, line, this.shapes);
     } catch (err) {
       this.opts.log?.warn({ err, chars: line.chars.length }, 'reading the signs of a line from its ink failed; the line is graded as read');
       return line;
