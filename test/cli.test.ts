@@ -237,4 +237,10 @@ describe('lamp grade-page --jsonl', () => {
     const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
     expect(page?.items.find((i) => i.question === '6÷5=')).toMatchObject({ student_answer: '1……1', verdict: 'correct' });
   });
+
+  it("reads a remainder whose dots blur made one point and whose digit the recogniser dropped (31÷5=6……1 read as 31+5=6. on hard-11312), as a right answer only", () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('hard-11312.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    expect(page?.items.find((i) => i.question === '31÷5=')).toMatchObject({ student_answer: '6……1', verdict: 'correct', reason: 'low_char_confidence' });
+  });
 });

@@ -223,6 +223,14 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(fixed.minCharConfidence).toBeGreaterThanOrEqual(0.3);
   });
 
+  it.each(['a', '折', '~', '±'])('read as "%s" ("14-7a7") it is put back where the ink has an =, as a doubtful character', (lookalike) => {
+    const fixed = readSignsFromInk(inked('14-7=7', 10, 10, 1.5), line(`14-7${lookalike}7`, 10, 10));
+    expect(fixed.text).toBe('14-7=7');
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+    // Without an equals-shaped mark in the ink it stays as read.
+    expect(readSignsFromInk(inked('14-747', 10, 10, 1.5), line(`14-7${lookalike}7`, 10, 10)).text).toBe(`14-7${lookalike}7`);
+  });
+
   it('dropped ("9+1019") it goes between the digits it stands between', () => {
     const read = line('9+10=19', 10, 10);
     read.chars.splice(4, 1);

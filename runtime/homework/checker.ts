@@ -160,30 +160,44 @@ export class HomeworkChecker {
    */
   private async readMissingAnswers(page: Mat, pieces: PageItem[]): Promise<void> {
     // A remainder's digit after its dots ("16÷5=3……") is missed the same way: its slot is just
-    // right of the dots, which end where the piece's box does.
-    const slotOf = (p: PageItem): { slot: Box; afterEquals: boolean } | undefined =>
-      /[=＝]\s*$/.test(p.text)
-        ? { slot: answerSlot(page, p.box, p.equalsX, 3.5), afterEquals: true }
-        : /(…|[.·。]{2,})\s*$/.test(p.text)
-          ? { slot: answerSlot(page, p.box, p.box.x + p.box.w - 0.3 * p.box.h, 1.5), afterEquals: false }
-          : undefined;
+    // right of the dots, which end where the piece's box does. On a blurred page the dots may be
+    // read as one point or not at all, with the digit lost ("31÷5=6." or "44÷6=7" for 31÷5=6……1,
+    // 44÷6=7……2): in a division that does not come out even, the slot starts after what was read,
+    // and what was read there stands for the remainder's dots (a guess, see below).
+    const slotOf = (p: PageItem): { slot: Box; afterEquals: boolean; dotsGuessed?: true } | undefined => {
+      if (/[=＝]\s*$/.test(p.text)) return { slot: answerSlot(page, p.box, p.equalsX, 3.5), afterEquals: true };
+      if (/(…|[.·。]{2,})\s*$/.test(p.text)) return { slot: answerSlot(page, p.box, p.box.x + p.box.w - 0.3 * p.box.h, 1.5), afterEquals: false };
+      const last = p.chars?.at(-1);
+      const division = /(?:^|[^\d)])(\d+)÷(\d+)[=＝]\d+[.·。]?\s*$/.exec(p.text);
+      if (!last || !division || Number(division[1]) % Number(division[2]) === 0) return undefined;
+      return { slot: answerSlot(page, p.box, last.x1, (p.box.x + p.box.w - last.x1) / p.box.h + REMAINDER_SLOT), afterEquals: false, dotsGuessed: true };
+    };
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
     // of paper is what the recogniser misses. A bare slot after "=" is noted: nothing is written.
-    const inked: { p: PageItem; slot: Box }[] = [];
+    const inked: { p: PageItem; slot: Box; dotsGuessed?: true }[] = [];
     for (const p of pieces) {
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
       const ink = inkBox(page, open.slot, p.box.h);
       // A remainder's digit stands on its line: it is read in the line's band, not in the taller
       // box around the ink (a crop much taller than the digit made the recogniser see only dots).
-      if (ink) inked.push({ p, slot: open.afterEquals ? ink : lineBand(page, ink, p.box) });
+      if (ink) inked.push({ p, slot: open.afterEquals ? ink : lineBand(page, ink, p.box), ...(open.dotsGuessed ? { dotsGuessed: true as const } : {}) });
       else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }
     if (inked.length === 0) return;
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
-    inked.forEach(({ p, slot }, i) => {
+    inked.forEach(({ p, slot, dotsGuessed }, i) => {
       const r = read[i];
       const answer = r?.text.replace(/\s+/g, '').replace(/^[….·。]+/, '') ?? '';
+      if (dotsGuessed) {
+        // Only a lone digit after dots (read as the piece's last point, or in the slot) is a
+        // remainder, and its dots only a guess: it can confirm a right answer, never condemn one.
+        // Anything else leaves the piece as it was.
+        const dots = /[.·。]\s*$/.test(p.text) || /^[….·。]/.test(r?.text.trim() ?? '');
+        if (!r || !dots || !/^\d$/.test(answer) || r.confidence < 0.5) return;
+        p.text = p.text.replace(/[.·。]?\s*$/, '……');
+        p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
+      }
       if (!r || !/\d/.test(answer) || r.confidence < 0.5) {
         // Something is written there that cannot be read: never call it blank.
         p.minCharConfidence = Math.min(p.minCharConfidence, UNREAD_SIGN_CONFIDENCE);
@@ -308,6 +322,9 @@ function lineBand(page: Mat, b: Box, line: Box): Box {
 export function cutByEdge(page: Mat, slot: Box): boolean {
   return slot.x + slot.w >= page.cols - 1;
 }
+
+/** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
+const REMAINDER_SLOT = 2.5;
 
 /** Where a child writes the answer: right of `from` (the equals sign), `widthInLines` line heights wide. */
 function answerSlot(page: Mat, b: Box, from: number | undefined, widthInLines: number): Box {

@@ -203,13 +203,14 @@ function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
 const EQUALS_LOOKALIKES = ['元', '年', 'm'];
 /**
  * Whether the recogniser may have read an equals-shaped mark as this character: a "-", a point
- * or a 0 (bars smeared into a ring: "6×7042", 9 times on 40 hard pages), or — when its ink has no
+ * or a 0 (bars smeared into a ring: "6×7042", 9 times on 40 hard pages), a small letter or a
+ * squiggle ("14-7a7", "27+3u9", "63+9~6", "67+24±91", "8×8-5折59": 7 times on 40 hard pages), or — when its ink has no
  * crossing — a ×, +, * or # ("24+11×35", "55+33+88", "28+6#44").
  * Measured on 30 hard pages: the 14 such characters standing for an "=" had no crossing, the 3
  * real × after a first operator (comparisons whose circle was lost, "9×57×2") had one.
  */
 function readForEquals(page: Mat, line: OcrLine, c: Char): boolean {
-  if (/^[-.·。0oO]$/.test(c.text)) return true;
+  if (/^[-.·。0oOau~±折]$/.test(c.text)) return true;
   return /^[×xX*#+]$/.test(c.text) && lacksCrossing(page, line.box, c.x0, c.x1);
 }
 
