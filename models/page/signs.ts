@@ -287,3 +287,32 @@ export function signWindow(page: Mat, line: Box, x0: number, x1: number): Float3
   for (let i = 0; i < out.length; i++) out[i] = Math.min(1, Math.max(0, (paper - (px[i] as number)) / range));
   return out;
 }
+
+/**
+ * Whether the mark between x0 and x1 of a line is print in a line whose answer is written in
+ * colour: the line's ink holds the pen's blue (at least a tenth of a digit's area of it) and the
+ * mark's ink next to none. Then the mark cannot be the child's (a sign in a comparison circle
+ * the lamp did not find, a stray stroke). Blue is told by blue minus red on the flattened page:
+ * print measures −15 to +3, a blue pen +23 to +73 (hard synthetic pages, shadowed and JPEG'd),
+ * where saturation no longer tells them apart. A pencil page tells nothing: its answers are as
+ * grey as the print.
+ */
+export function isPrintedMark(page: Mat, line: Box, x0: number, x1: number): boolean {
+  const region = grayIn(page, line, 8);
+  if (!region) return false;
+  const { gray, x } = region;
+  const h = gray.rows;
+  const dark = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
+  const [b, , r] = page.getRegion(new cv.Rect(x, Math.max(0, Math.round(line.y)), gray.cols, h)).splitChannels() as [Mat, Mat, Mat];
+  const pen = b.sub(r).threshold(PEN_BLUE, 255, cv.THRESH_BINARY).bitwiseAnd(dark);
+  if (pen.countNonZero() < 0.1 * 0.6 * h * h) return false;
+  const from = Math.max(0, Math.round(x0 - x));
+  const to = Math.min(gray.cols, Math.round(x1 - x));
+  if (to <= from) return false;
+  const cols = new cv.Rect(from, 0, to - from, h);
+  const ink = dark.getRegion(cols).countNonZero();
+  return ink > 0 && pen.getRegion(cols).countNonZero() <= 0.05 * ink;
+}
+
+/** Blue minus red (grey levels) from which dark ink is the pen's. */
+const PEN_BLUE = 20;

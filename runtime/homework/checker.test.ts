@@ -4,7 +4,7 @@ import { cv } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
 import { comparisonMisread, cutByEdge, weakCharsOf } from './checker.js';
-import { doubtedLines, readSignsFromInk, withCircleSigns } from './ink-reading.js';
+import { doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
@@ -193,12 +193,13 @@ describe('an = the recogniser read as 元, 年 or m', () => {
  * A printed line drawn in the cells of `line()` (20 px per character, the line box 30 px high
  * at y): digits as bold 0s, "=" two bars, "-" a short bar, "+" a cross.
  */
-function inked(text: string, x: number, y: number, blur: number) {
+function inked(text: string, x: number, y: number, blur: number, penFrom = Infinity) {
   const m = new cv.Mat(y + 60, x + 20 * text.length + 40, cv.CV_8UC3, [255, 255, 255]);
-  const ink = new cv.Vec3(30, 30, 30);
   const p = (px: number, py: number) => new cv.Point2(px, py);
   const mid = y + 15;
   [...text].forEach((ch, i) => {
+    // Print is grey-black; from `penFrom` on the child wrote in blue (BGR).
+    const ink = i >= penFrom ? new cv.Vec3(170, 70, 40) : new cv.Vec3(30, 30, 30);
     const cx = x + 20 * i + 10;
     if (/\d/.test(ch)) m.drawEllipse(new cv.RotatedRect(p(cx, mid), new cv.Size(12, 22), 0), ink, 3);
     if (ch === '=') for (const dy of [-4, 4]) m.drawLine(p(cx - 6, mid + dy), p(cx + 6, mid + dy), ink, 2);
@@ -258,6 +259,21 @@ describe('an = the recogniser lost, found in the ink', () => {
     // An equals-shaped mark left of everything the recogniser read.
     const after = line('9+1019', 30, 10);
     expect(readSignsFromInk(inked('=9+1019', 10, 10, 1), { ...after, box: { ...after.box, x: 10, w: 140 } }).text).toBe('9+1019');
+  });
+
+  it('an "=" put back or vouched for is read, not doubtful, when it is print in a line whose answer is in blue', () => {
+    const shaky = (text: string): OcrLine => {
+      const l = line(text, 10, 10);
+      const at = text.indexOf('=');
+      l.chars[at] = { ...(l.chars[at] as OcrLine['chars'][number]), confidence: 0.2 };
+      return l;
+    };
+    // Blue answer, printed "=": read (PRINTED_EQUALS), so a wrong answer can be called wrong.
+    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 6), shaky('45+10=65')).chars[5]?.confidence).toBe(PRINTED_EQUALS);
+    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 6), line('45+10m65', 10, 10)).chars[5]).toMatchObject({ text: '=', confidence: PRINTED_EQUALS });
+    // A pencil answer tells print from pen by nothing: doubtful, as is an "=" in the pen's blue.
+    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1), shaky('45+10=65')).chars[5]?.confidence).toBe(INK_GUESSED);
+    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 5), shaky('45+10=65')).chars[5]?.confidence).toBe(INK_GUESSED);
   });
 
   it('an "=" the recogniser hardly believed in is vouched for by the ink, up to a doubtful character', () => {
@@ -398,14 +414,22 @@ describe('an operator whose shape the classifier is sure of', () => {
   });
 
   it('confirms what the recogniser read, and a doubt about that operator goes', () => {
-    const line = read('36+4=9');
-    line.chars[2] = { ...(line.chars[2] as OcrLine['chars'][number]), confidence: 0.35 };
-    line.minCharConfidence = 0.35;
-    const fixed = readSignsFromInk(page, line, says('+', 0.995));
-    expect(fixed.chars[2]).toMatchObject({ text: '+', confidence: 0.995, sure: true });
+    const weak = (text: string): OcrLine => {
+      const line = read(text);
+      line.chars[2] = { ...(line.chars[2] as OcrLine['chars'][number]), confidence: 0.35 };
+      line.minCharConfidence = 0.35;
+      return line;
+    };
+    const fixed = readSignsFromInk(page, weak('36-4=9'), says('-', 0.995));
+    expect(fixed.chars[2]).toMatchObject({ text: '-', confidence: 0.995, sure: true });
     expect(fixed.minCharConfidence).toBe(0.97);
     // An x the classifier sees as × is written ×.
     expect(readSignsFromInk(page, read('36x4=9'), says('×', 0.995)).text).toBe('36×4=9');
+    // A + is read as +, never sure: a ÷ taken for a sure + would make a right answer wrong.
+    const plus = readSignsFromInk(page, weak('36+4=9'), says('+', 0.995));
+    expect(plus.chars[2]).toMatchObject({ text: '+', confidence: 0.995 });
+    expect(plus.chars[2]).not.toHaveProperty('sure');
+    expect(plus.minCharConfidence).toBe(0.97);
   });
 
   it('leaves the sign to the other ink rules when the classifier is not sure or sees an "="', () => {

@@ -6,7 +6,7 @@
  */
 import type { Mat } from '../../models/cv.js';
 import type { OcrLine } from '../../models/ocr/index.js';
-import { type Circle, equalsSigns, guessCircleSign, hasDotsAboveAndBelow, isBareBar, isDiagonalCross, isMidHeightDot, lacksCrossing, readCircleSign, signWindow } from '../../models/page/index.js';
+import { type Circle, equalsSigns, guessCircleSign, hasDotsAboveAndBelow, isBareBar, isDiagonalCross, isMidHeightDot, isPrintedMark, lacksCrossing, readCircleSign, signWindow } from '../../models/page/index.js';
 import type { OperatorShapes } from '../../models/page/operator-shape.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
@@ -19,6 +19,9 @@ export type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
  * call one wrong (below its minimum).
  */
 export const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
+
+/** A printed "=" the ink vouched for: just what the grader needs to call a problem wrong, and no more. */
+export const PRINTED_EQUALS = DEFAULT_MIN_CHAR_CONFIDENCE;
 
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 export const UNREAD_SIGN_CONFIDENCE = 0.2;
@@ -40,10 +43,15 @@ const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ te
 export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): OcrLine {
   const equals = lostEquals(page, line);
   const shaky = line.chars.some((c) => c.text === '=' && c.confidence < INK_GUESSED) ? equalsSigns(page, line.box) : [];
+  // An "=" the ink puts back or vouches for is a guess — unless it is print in a line whose
+  // answer is in the pen's colour: then it is no child's mark, and an equals-shaped printed mark
+  // where a sum's "=" goes is its "=" (read, though weakly: `PRINTED_EQUALS`).
+  const equalsAt = (x0: number, x1: number): number => (isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED);
   const chars = line.chars.map((c, i): Char => {
-    if (equals?.replace === i) return guessed(c, '=');
+    if (equals?.replace === i) return guessed(c, '=', equalsAt(equals.x0, equals.x1));
     // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
-    if (c.text === '=' && c.confidence < INK_GUESSED && shaky.some((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1)) return { ...c, confidence: INK_GUESSED };
+    const mark = c.text === '=' && c.confidence < INK_GUESSED ? shaky.find((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1) : undefined;
+    if (mark) return { ...c, confidence: equalsAt(mark.x0, mark.x1) };
     if (remainderDots(line, i)) return guessed(c, '……', Math.min(c.confidence, INK_GUESSED));
     if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return guessed(c, '-');
     if (!/^[+\-÷x×X]$/.test(c.text)) return c;
@@ -51,18 +59,20 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     if ((c.text === '+' || c.text === '-') && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };
     const shape = shapes ? signByShape(page, line, c, shapes) : undefined;
     if (shape?.sure) return shape;
+    // A + the classifier is sure of is read as one, and measured like any other below.
+    const read = shape && shape.alt === undefined ? shape : c;
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
-    if (/^[x×X]$/.test(c.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) return { ...c, sure: true };
-    if (!/^[x×X]$/.test(c.text) && hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return { ...c, text: '÷', sure: true };
-    if (c.text === '-' && isBareBar(page, line.box, c.x0, c.x1)) return { ...c, sure: true };
-    if (shape) return shape;
-    if (c.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...c, alt: '÷' };
-    return c;
+    if (/^[x×X]$/.test(read.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) return { ...read, sure: true };
+    if (!/^[x×X]$/.test(read.text) && hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return { ...read, text: '÷', sure: true };
+    if (read.text === '-' && isBareBar(page, line.box, c.x0, c.x1)) return { ...read, sure: true };
+    if (shape?.alt) return shape;
+    if (read.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...read, alt: '÷' };
+    return read;
   });
   // Characters put in before the one at their index: a lost "=", a remainder's dropped dots.
   const inserts = new Map<number, Char>();
-  if (equals?.insertBefore !== undefined) inserts.set(equals.insertBefore, { text: '=', confidence: INK_GUESSED, x0: equals.x0, x1: equals.x1 });
+  if (equals?.insertBefore !== undefined) inserts.set(equals.insertBefore, { text: '=', confidence: equalsAt(equals.x0, equals.x1), x0: equals.x0, x1: equals.x1 });
   const dots = droppedDots(line, chars, equals?.insertBefore);
   if (dots !== undefined) inserts.set(dots, { text: '……', confidence: INK_GUESSED, x0: (chars[dots - 1] as Char).x1, x1: (chars[dots] as Char).x0 });
   if (inserts.size === 0 && chars.every((c, i) => c === line.chars[i])) return line;
@@ -83,9 +93,12 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
 /**
  * What the operator-shape classifier says about an operator's window. Sure of a sign: that sign,
  * sure — what the recogniser read, or the sign it mistook (then with the classifier's confidence,
- * as the recogniser's own doubt was about another character). Leaning to another operator
- * (`SHAPE_ALT_AT`) without being sure: the reading stays, with that operator as another reading.
- * Undefined otherwise, and when it sees an "=" (the equals rules above decide those).
+ * as the recogniser's own doubt was about another character). A + it is sure of is read as +
+ * but not sure: the costly mistake is a ÷ confirmed as + (a motion-blurred "27÷3=9", read as
+ * "27+3u9" on a hard synthetic page, was classed + at 0.9905), and a + not sure keeps the
+ * grader's and the ink's look-alike checks. Leaning to another operator (`SHAPE_ALT_AT`) without
+ * being sure: the reading stays, with that operator as another reading. Undefined otherwise, and
+ * when it sees an "=" (the equals rules above decide those).
  */
 function signByShape(page: Mat, line: OcrLine, c: Char, shapes: Pick<OperatorShapes, 'classify'>): Char | undefined {
   const window = signWindow(page, line.box, c.x0, c.x1);
@@ -93,8 +106,9 @@ function signByShape(page: Mat, line: OcrLine, c: Char, shapes: Pick<OperatorSha
   if (!shape || shape.sign === '=') return undefined;
   const read = c.text.replace(/[xX]/, '×');
   if (!shape.sure) return shape.sign !== read && shape.p >= SHAPE_ALT_AT ? { ...c, alt: shape.sign } : undefined;
-  if (shape.sign === read) return { ...c, text: shape.sign, confidence: Math.max(c.confidence, shape.p), sure: true };
-  return { text: shape.sign, confidence: shape.p, x0: c.x0, x1: c.x1, sure: true };
+  const sure = shape.sign !== '+' ? { sure: true as const } : {};
+  if (shape.sign === read) return { ...c, text: shape.sign, confidence: Math.max(c.confidence, shape.p), ...sure };
+  return { text: shape.sign, confidence: shape.p, x0: c.x0, x1: c.x1, ...sure };
 }
 
 /**
