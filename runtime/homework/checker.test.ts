@@ -30,6 +30,9 @@ describe('page items from OCR lines', () => {
   it('a problem cut from its answer by the detector is joined again; separate problems are not', () => {
     const joined = joinFragments([line('23+45=', 100, 50), line('68', 240, 52), line('7×8=56', 600, 50)]);
     expect(joined.map((l) => l.text)).toEqual(['23+45=68', '7×8=56']);
+    // A blank answer and the next column's problem close by: its digits are not the answer.
+    expect(joinFragments([line('(15+5)-19=', 100, 50), line('14+6=20', 330, 50)]).map((l) => l.text)).toEqual(['(15+5)-19=', '14+6=20']);
+    expect(joinFragments([line('30+(', 100, 50), line('20)=50', 200, 50)]).map((l) => l.text)).toEqual(['30+(20)=50']);
   });
 
   it('a second question under an answered one is a problem of its own; a question wrapped over two lines is one', () => {

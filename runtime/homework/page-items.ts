@@ -69,7 +69,10 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
     const gap = prev ? line.box.x - (prev.box.x + prev.box.w) : Infinity;
     const unfinished = prev !== undefined && /[=＝(（○<>+\-×÷]\s*$/.test(prev.text);
     const continues = /^\s*[)）=＝<>]/.test(line.text);
-    if (prev && sameRow(prev.box, line.box) && gap >= -2 && gap < 3 * Math.max(prev.box.h, line.box.h) && (unfinished || continues)) {
+    // After a problem's "=" comes its answer, never a whole problem: "(15+5)-19=" (left blank)
+    // and the next column's "14+6=20" are two problems (joined, the 1 became the blank's answer).
+    const nextProblem = prev !== undefined && /[=＝]\s*$/.test(prev.text) && /\d\s*[+\-×÷xX*]\s*[\d(（][^=＝]*[=＝]/.test(line.text);
+    if (prev && sameRow(prev.box, line.box) && gap >= -2 && gap < 3 * Math.max(prev.box.h, line.box.h) && (unfinished || continues) && !nextProblem) {
       const n1 = prev.chars.length || 1;
       const n2 = line.chars.length || 1;
       out[out.length - 1] = {

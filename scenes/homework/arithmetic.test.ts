@@ -370,6 +370,8 @@ describe('marks OCR loses', () => {
     ['36÷4=0', 'answer_misread'],
     ['48+2=0', 'answer_misread'],
     ['17-8=0', 'answer_misread'],
+    ['18-2=10', 'answer_misread'], // a handwritten 16 blurred to 10
+    ['9×10=00', 'answer_misread'], // 90
     ['40+7=5.5', 'operator_may_be_misread'], // 40÷7=5……5 with ÷ and …… both misread
     ['43+6=7', 'operator_may_be_misread'], // 43÷6=7……1 with the remainder lost
   ])('%s is uncertain (%s)', (text, reason) => {
@@ -378,6 +380,8 @@ describe('marks OCR loses', () => {
   it('a decimal answer that is simply wrong stays wrong, so does an answer no lost operator explains, and a 0 that subtracting gives', () => {
     expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '3+19=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    // A 0 that no loop closed can explain: 18-2 answered 30 (36, 39, 38 are wrong too).
+    expect(gradeProblem({ text: '18-2=30', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '45+3=47', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
     expect(gradeProblem({ text: '68+3=17', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' }); // 6+8+3, but a + is not lost
     expect(gradeProblem({ text: '4/7+1/7=6/7', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });

@@ -40,7 +40,8 @@ import type { Rational } from './rational.js';
  *    one (2.5-0.1=24, 65 read as 6.5), when a whole number is read with a leading zero
  *    ('answer_misread': 64 read as 04; so is a wrong 0, unless reading an operator as "-" gives
  *    it), or when the confidence after the look-alike
- *    penalty is below `minConfidence`, or when reading one printed operator as the one OCR
+ *    penalty is below `minConfidence`, or when a 0 of the answer read as 6, 9 or 8 makes it right
+ *    ('answer_misread': a blurred handwritten 16 reads as 10), or when reading one printed operator as the one OCR
  *    confuses it with (÷ ↔ + or -, × ↔ +, - → +) makes it right ('operator_may_be_misread'), or a ×
  *    lost between two digits does (3×3+19=28 read as 33+19=28, 'operator_may_be_lost'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
@@ -217,6 +218,20 @@ function decimalPointMisread(p: Gradable): 'decimal_point_maybe_lost' | 'decimal
 }
 
 /**
+ * Whether a 0 in a longer answer read as a 6, 9 or 8 (a handwritten loop blurred shut) makes it
+ * right. A lone 0 has its own rule (the child may have subtracted).
+ */
+function zeroMayBeLoop(p: Gradable, opts: GradeOptions): boolean {
+  const written = p.studentAnswer;
+  if (written.length < 2) return false;
+  for (let i = 0; i < written.length; i++) {
+    if (written[i] !== '0') continue;
+    for (const d of ['6', '9', '8']) if (matchAnswer({ ...p, studentAnswer: written.slice(0, i) + d + written.slice(i + 1) } as Gradable, opts).ok) return true;
+  }
+  return false;
+}
+
+/**
  * Whether `sign` between two digits of the question, lost by the recogniser, makes the answer
  * right: 3×3+19=28 read as 33+19=28 (the small × blurs away; a + or ÷ does not), 4/7+1/7=5/7 read
  * as 47+1/7=5/7. After the cut the number must be 2 or more, and so must the one before it for a
@@ -314,6 +329,8 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   // Nor a wrong 0: a blurred handwritten 6 or 9, or a 50 that lost its 5, reads as 0 (three of
   // the false alarms left on hard synthetic pages) — unless the child subtracted (0 for 4÷4).
   if (p.kind === 'expression' && withoutUnit(p.studentAnswer, p.unit) === '0' && !rightBySubtracting(a, opts)) return result('uncertain', 'answer_misread');
+  // Inside a longer number too: "16" read as "10" on a hard synthetic page was marked wrong.
+  if (p.kind !== 'compare' && zeroMayBeLoop(p, opts)) return result('uncertain', 'answer_misread');
   // A bracket the lamp put back: whatever else OCR lost is unknown — except the "(" of a fill-in
   // blank that opens the problem ("53)-40=14"): the recogniser drops it beside the child's digits
   // (5 problems on 60 easy and medium pages), and it can go nowhere else.
