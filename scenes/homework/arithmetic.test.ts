@@ -138,6 +138,8 @@ describe('gradeProblem: division with a remainder', () => {
     ['17÷5=3', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
     ['17÷5=32', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
     ['17÷5=3.2', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
+    // So may the quotient with the dots (14÷3=4……2 read as 14÷3=2 on an easy page).
+    ['17÷5=2', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
     ['17÷5=7', 'incorrect', '3……2', 'wrong_quotient', 'remainder'],
     // 3.4 is the exact value.
     ['17÷5=3.4', 'correct', '3……2', undefined, 'remainder'],

@@ -36,7 +36,7 @@ import type { Rational } from './rational.js';
  * 6. A different answer is uncertain when a look-alike was guessed in it, when another reading
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
- *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2), when a decimal point may be lost or a speck read as
+ *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2; 17÷5=2, the quotient and dots lost), when a decimal point may be lost or a speck read as
  *    one (2.5-0.1=24, 65 read as 6.5), when a whole number is read with a leading zero
  *    ('answer_misread': 64 read as 04; so is a wrong 0, unless reading an operator as "-" gives
  *    it), or when the confidence after the look-alike
@@ -118,12 +118,15 @@ export const LOOKALIKE_PENALTY = 0.05;
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
-/** 17÷5 answered 3, 32 or 3.2: the remainder (and its ……) may be on the page and lost by OCR. */
+/**
+ * 17÷5 answered 3, 32 or 3.2: the remainder (and its ……) may be on the page and lost by OCR. So
+ * may the quotient and the dots: 14÷3 answered 2 (4……2 read as its last digit on an easy page).
+ */
 function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>): boolean {
   const written = withoutUnit(p.studentAnswer, p.unit);
   if (written.includes('……')) return false;
   const digits = written.replace('.', '');
-  return written === String(p.quotient) || digits === `${p.quotient}${p.remainder}`;
+  return written === String(p.quotient) || written === String(p.remainder) || digits === `${p.quotient}${p.remainder}`;
 }
 
 const OPERATORS = ['+', '-', '×', '÷'];
