@@ -31,8 +31,9 @@ const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ te
 
 /**
  * The operators of a line, looked at in the ink. Where the operator-shape classifier (`shapes`)
- * is sure of a sign, that sign is taken, and is sure: the recogniser reads a ÷ whose dots blurred
- * away as + or -, and a + whose upright faded as -. Otherwise the shapes are measured: where the
+ * is sure of a sign, that sign is taken, and is sure (a + only taken: see `signByShape`): the
+ * recogniser reads a ÷ whose dots blurred away as + or -, and a + whose upright faded as -.
+ * Otherwise the shapes are measured: where the
  * ink has a bar with a dot above and below, it is ÷ (and sure). A - that is a bare bar is sure,
  * and so is an x or × whose ink is a cross of diagonals. A + whose strokes do not cross keeps its
  * reading with ÷ as another one.
