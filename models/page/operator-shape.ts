@@ -6,7 +6,7 @@ import { SIGN_WINDOW } from './signs.js';
 /**
  * Which printed sign a mark is, from its shape alone: a small two-layer network over the
  * sign's window (`signWindow`). The recogniser reads a ÷ whose dots blurred into its bar as +
- * (two of three ÷ on hard synthetic pages) and a + whose upright faded as -; the window shows
+ * (619 of 687 ÷ on hard synthetic pages) and a + whose upright faded as -; the window shows
  * what the line's context makes the recogniser overlook. "=" is a sign of its own so that an
  * equals sign read as an operator is not taken for one. Trained by `npm run train:operators` on
  * signs cut from generated pages (scripts/homework-pages), with the page's truth as labels.
