@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,7 @@ describe('operator-shape training', () => {
 
 describe('the shipped operator-shape weights', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'lamp-ops-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('load, and a missing, malformed or misshapen weights file is an error naming the file', () => {
     expect(() => OperatorShapes.load()).not.toThrow();
@@ -75,9 +76,9 @@ describe('the shipped operator-shape weights', () => {
     const narrow = path.join(dir, 'narrow.json');
     writeFileSync(narrow, JSON.stringify({ ...shipped, w1: shipped.w1.map((r) => r.slice(1)) }));
     expect(() => OperatorShapes.load(narrow)).toThrow(/narrow\.json do not fit a 16×16 window/);
-    const nan = path.join(dir, 'nan.json');
-    writeFileSync(nan, JSON.stringify({ ...shipped, sure: 0.2 }));
-    expect(() => OperatorShapes.load(nan)).toThrow(/do not fit/);
+    const lax = path.join(dir, 'lax.json');
+    writeFileSync(lax, JSON.stringify({ ...shipped, sure: 0.2 }));
+    expect(() => OperatorShapes.load(lax)).toThrow(/lax\.json do not fit/);
   });
 
   describe('on the photographed fixture pages (pages it was not trained on)', () => {
