@@ -52,8 +52,11 @@ const heldOut = (x: SignSample): boolean => x.seed % 5 === 0;
 const trainSet = samples.filter((x) => !heldOut(x));
 const testSet = samples.filter(heldOut);
 const t0 = performance.now();
-const net = train(trainSet.map((x) => ({ x: x.x, y: OPERATOR_SIGNS.indexOf(x.sign) })), OPERATOR_SIGNS.length, SIGN_WINDOW);
+const trained = train(trainSet.map((x) => ({ x: x.x, y: OPERATOR_SIGNS.indexOf(x.sign) })), OPERATOR_SIGNS.length, SIGN_WINDOW);
 const trainMs = performance.now() - t0;
+// The weights as the file holds them (5 decimals), so that the held-out figures are theirs.
+const round = (xs: number[]): number[] => xs.map((v) => Math.round(v * 1e5) / 1e5);
+const net = { w1: trained.w1.map(round), b1: round(trained.b1), w2: trained.w2.map(round), b2: round(trained.b2) };
 
 const judged = testSet.map((x) => {
   const { probs } = forward(net, x.x);
@@ -77,10 +80,8 @@ const weights: OperatorWeights = {
     heldOut: { samples: testSet.length, accuracy: Math.round((1 - wrong.length / testSet.length) * 10000) / 10000, sureShare: Math.round((sureOnes.length / asked.length) * 10000) / 10000, sureErrors: sureOnes.filter((j) => j.sign !== j.x.sign).length },
   },
 };
-const round = (xs: number[]): number[] => xs.map((v) => Math.round(v * 1e5) / 1e5);
-const out = { ...weights, w1: weights.w1.map(round), b1: round(weights.b1), w2: weights.w2.map(round), b2: round(weights.b2) };
 const tmp = `${OPERATOR_WEIGHTS_FILE}.tmp`;
-writeFileSync(tmp, JSON.stringify(out) + '\n');
+writeFileSync(tmp, JSON.stringify(weights) + '\n');
 renameSync(tmp, OPERATOR_WEIGHTS_FILE);
 
 console.log(`signs: ${samples.length} (train ${trainSet.length}, held out ${testSet.length}); trained in ${Math.round(trainMs / 1000)} s`);

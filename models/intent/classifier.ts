@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ErrorCode, LampError } from '../../runtime/errors.js';
 import { projectRoot } from '../../runtime/paths.js';
+import { softmax } from '../math.js';
 import type { Confidence, Intent, SceneName } from '../../scenes/types.js';
 import { type Analyzed, extractFeatures } from './features.js';
 
@@ -28,13 +29,6 @@ export interface IntentPrediction {
 }
 
 export const WEIGHTS_FILE = path.join(projectRoot(), 'models', 'intent', 'weights.json');
-
-export function softmax(scores: number[]): number[] {
-  const max = Math.max(...scores);
-  const exps = scores.map((s) => Math.exp(s - max));
-  const sum = exps.reduce((a, b) => a + b, 0);
-  return exps.map((e) => e / sum);
-}
 
 /**
  * Linear scores of one utterance: bias + the sum of its features' weights, scaled by

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Intent, SceneName } from '../../scenes/types.js';
-import { INTENTS, type IntentWeights, scoresOf, softmax } from './classifier.js';
+import { softmax } from '../math.js';
+import { INTENTS, type IntentWeights, scoresOf } from './classifier.js';
 import { extractFeatures } from './features.js';
 
 export interface Labelled {

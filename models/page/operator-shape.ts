@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../../runtime/paths.js';
+import { softmax } from '../math.js';
 import { SIGN_WINDOW } from './signs.js';
 
 /**
@@ -41,7 +42,7 @@ export interface OperatorReading {
 }
 
 /** The hidden layer's activations and the signs' probabilities for one window. */
-export function forward(w: Pick<OperatorWeights, 'w1' | 'b1' | 'w2' | 'b2'>, x: ArrayLike<number>): { hidden: Float64Array; probs: Float64Array } {
+export function forward(w: Pick<OperatorWeights, 'w1' | 'b1' | 'w2' | 'b2'>, x: ArrayLike<number>): { hidden: Float64Array; probs: number[] } {
   const hidden = new Float64Array(w.b1.length);
   for (let j = 0; j < hidden.length; j++) {
     const row = w.w1[j] as number[];
@@ -49,19 +50,12 @@ export function forward(w: Pick<OperatorWeights, 'w1' | 'b1' | 'w2' | 'b2'>, x: 
     for (let i = 0; i < row.length; i++) s += (row[i] as number) * (x[i] as number);
     hidden[j] = s > 0 ? s : 0;
   }
-  const probs = new Float64Array(w.b2.length);
-  let max = -Infinity;
-  for (let k = 0; k < probs.length; k++) {
-    const row = w.w2[k] as number[];
+  const scores = w.w2.map((row, k) => {
     let s = w.b2[k] as number;
     for (let j = 0; j < hidden.length; j++) s += (row[j] as number) * (hidden[j] as number);
-    probs[k] = s;
-    max = Math.max(max, s);
-  }
-  let sum = 0;
-  for (let k = 0; k < probs.length; k++) sum += probs[k] = Math.exp((probs[k] as number) - max);
-  for (let k = 0; k < probs.length; k++) probs[k] = (probs[k] as number) / sum;
-  return { hidden, probs };
+    return s;
+  });
+  return { hidden, probs: softmax(scores) };
 }
 
 export class OperatorShapes {

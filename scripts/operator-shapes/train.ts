@@ -52,11 +52,7 @@ export function train(samples: readonly Sample[], classes: number, side: number,
   const v = { w1: net.w1.map((r) => r.map(() => 0)), b1: net.b1.map(() => 0), w2: net.w2.map((r) => r.map(() => 0)), b2: net.b2.map(() => 0) };
   const all = samples.flatMap((s) => [s, { x: shifted(s.x, side, -1), y: s.y }, { x: shifted(s.x, side, 1), y: s.y }]);
   for (let epoch = 0; epoch < opts.epochs; epoch++) {
-    const order = all.map((_, i) => i);
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = rng.int(0, i);
-      [order[i], order[j]] = [order[j] as number, order[i] as number];
-    }
+    const order = rng.shuffle(all.map((_, i) => i));
     const lr = opts.learningRate * (1 - epoch / opts.epochs);
     for (let start = 0; start < order.length; start += opts.batch) {
       const batch = order.slice(start, start + opts.batch);
