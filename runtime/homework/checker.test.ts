@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { comparisonMisread, cutByEdge, weakCharsOf } from './checker.js';
+import { comparisonMisread, cutByEdge, unevenDivision, weakCharsOf } from './checker.js';
 import { doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
 
@@ -331,6 +331,19 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     far.chars[7] = { ...(far.chars[7] as OcrLine['chars'][number]), x0: 190, x1: 210 };
     expect(readSignsFromInk(paper, far).text).toBe('45÷6=7……3');
     expect(readSignsFromInk(paper, line('0.5+0.8=1.3', 10, 10)).text).toBe('0.5+0.8=1.3');
+  });
+
+  it('a remainder may be lost after a division that is not even, or after a + whose answer is the quotient', () => {
+    expect(unevenDivision('17÷6=2')).toBe(true);
+    expect(unevenDivision('17÷6=2.')).toBe(true);
+    expect(unevenDivision('18÷6=3')).toBe(false);
+    // 17+6=2: only a ÷ makes 2; 17+6=23 is a sum, 17+6=3 neither.
+    expect(unevenDivision('17+6=2')).toBe(true);
+    expect(unevenDivision('17+6=23')).toBe(false);
+    expect(unevenDivision('17+6=3')).toBe(false);
+    expect(unevenDivision('18+6=3')).toBe(false);
+    expect(unevenDivision('(1+17)+6=2')).toBe(false);
+    expect(unevenDivision('17-6=2')).toBe(false);
   });
 });
 

@@ -168,8 +168,7 @@ export class HomeworkChecker {
       if (/[=＝]\s*$/.test(p.text)) return { slot: answerSlot(page, p.box, p.equalsX, 3.5), afterEquals: true };
       if (/(…|[.·。]{2,})\s*$/.test(p.text)) return { slot: answerSlot(page, p.box, p.box.x + p.box.w - 0.3 * p.box.h, 1.5), afterEquals: false };
       const last = p.chars?.at(-1);
-      const division = /(?:^|[^\d)])(\d+)÷(\d+)[=＝]\d+[.·。]?\s*$/.exec(p.text);
-      if (!last || !division || Number(division[1]) % Number(division[2]) === 0) return undefined;
+      if (!last || !unevenDivision(p.text)) return undefined;
       return { slot: answerSlot(page, p.box, last.x1, (p.box.x + p.box.w - last.x1) / p.box.h + REMAINDER_SLOT), afterEquals: false, dotsGuessed: true };
     };
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
@@ -321,6 +320,19 @@ function lineBand(page: Mat, b: Box, line: Box): Box {
 /** Whether a slot reaches the page's right edge: the answer may be beyond it, so it is never bare. */
 export function cutByEdge(page: Mat, slot: Box): boolean {
   return slot.x + slot.w >= page.cols - 1;
+}
+
+/**
+ * "a÷b=q" (or "a÷b=q.") where a÷b leaves a remainder: its remainder may be lost. So may a
+ * printed ÷ read as + ("17+6=2" for 17÷6=2……5) when q is the quotient and not the sum: a child
+ * who added would not write that.
+ */
+export function unevenDivision(text: string): boolean {
+  const m = /(?:^|[^\d)])(\d+)([÷+])(\d+)[=＝](\d+)[.·。]?\s*$/.exec(text);
+  if (!m) return false;
+  const [a, b, q] = [Number(m[1]), Number(m[3]), Number(m[4])];
+  if (b === 0 || a % b === 0) return false;
+  return m[2] === '÷' || (q === Math.floor(a / b) && q !== a + b);
 }
 
 /** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
