@@ -448,6 +448,23 @@ describe('an operator whose shape the classifier is sure of', () => {
     expect(plus.minCharConfidence).toBe(0.97);
   });
 
+  it('puts back a sign the recogniser dropped beside a bracket, as a guess', () => {
+    // "7(8)=63" for 7×(8)=63, "(18)12=6" for (18)-12=6: the window between the two is classified.
+    const dropped = (text: string, gapAt: number): OcrLine => {
+      const l = read(text);
+      l.chars = l.chars.map((c, i) => (i >= gapAt ? { ...c, x0: c.x0 + 20, x1: c.x1 + 20 } : c));
+      return l;
+    };
+    const times = readSignsFromInk(page, dropped('7(8)=63', 1), says('×', 0.999));
+    expect(times.text).toBe('7×(8)=63');
+    expect(times.chars[1]).toMatchObject({ text: '×', confidence: INK_GUESSED, x0: 30, x1: 50 });
+    expect(times.minCharConfidence).toBe(INK_GUESSED);
+    expect(readSignsFromInk(page, dropped('(18)12=6', 4), says('-', 0.999)).text).toBe('(18)-12=6');
+    // Not when the classifier is not sure, nor in a comparison (its circle's ring reads as brackets).
+    expect(readSignsFromInk(page, dropped('7(8)=63', 1), says('×', 0.9)).text).toBe('7(8)=63');
+    expect(readSignsFromInk(page, dropped('35(○=)63', 2), says('-', 0.999)).text).toBe('35(○=)63');
+  });
+
   it('leaves the sign to the other ink rules when the classifier is not sure or sees an "="', () => {
     for (const shapes of [says('÷', 0.9), says('=', 0.999)]) {
       const fixed = readSignsFromInk(page, read('36+4=9'), shapes);
