@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
-import { cv } from '../../models/cv.js';
+import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { comparisonMisread, cutByEdge, unevenDivision, weakCharsOf } from './checker.js';
+import { comparisonMisread, cutByEdge, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
 import { doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
 
@@ -331,6 +331,34 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     far.chars[7] = { ...(far.chars[7] as OcrLine['chars'][number]), x0: 190, x1: 210 };
     expect(readSignsFromInk(paper, far).text).toBe('45÷6=7……3');
     expect(readSignsFromInk(paper, line('0.5+0.8=1.3', 10, 10)).text).toBe('0.5+0.8=1.3');
+  });
+
+  it('a lost remainder\'s digit is cut to its own ink, and the ink tells whether dots stand before it', () => {
+    // A slot 120×40 at (100, 20) after the quotient, line height 30; the digit drawn at x0…x0+12, raised.
+    const slot = { x: 100, y: 20, w: 120, h: 40 };
+    const page = (draw: (m: Mat) => void) => {
+      const m = new cv.Mat(100, 300, cv.CV_8UC3, [255, 255, 255]);
+      draw(m);
+      return m;
+    };
+    const digitAt = (m: Mat, x0: number) => m.drawRectangle(new cv.Point2(x0, 24), new cv.Point2(x0 + 12, 48), new cv.Vec3(160, 60, 30), 3);
+    const dots = (m: Mat, from: number, to: number, joined = false) => {
+      if (joined) m.drawLine(new cv.Point2(from, 50), new cv.Point2(to, 50), new cv.Vec3(160, 60, 30), 3);
+      else for (let x = from; x < to; x += 8) m.drawCircle(new cv.Point2(x, 50), 1, new cv.Vec3(160, 60, 30), -1);
+    };
+    const spaced = remainderDigit(page((m) => (dots(m, 104, 150), digitAt(m, 160))), slot, 30);
+    expect(spaced?.dotsSeen).toBe(true);
+    // The box holds the digit (x 158…174) and none of the dots, padded by 0.3 line heights.
+    expect(spaced?.box.x).toBeGreaterThanOrEqual(158 - 10);
+    expect(spaced?.box.x).toBeLessThan(158);
+    expect((spaced?.box.x ?? 0) + (spaced?.box.w ?? 0)).toBeLessThanOrEqual(174 + 10);
+    // Dots joined by blur into one bar at the digit's foot: the digit is cut out of it.
+    const joined = remainderDigit(page((m) => (dots(m, 104, 162, true), digitAt(m, 160))), slot, 30);
+    expect(joined?.dotsSeen).toBe(true);
+    expect(joined?.box.x).toBeGreaterThan(140);
+    // A digit right after the quotient, with nothing before it: no dots.
+    expect(remainderDigit(page((m) => digitAt(m, 106)), slot, 30)?.dotsSeen).toBe(false);
+    expect(remainderDigit(page(() => {}), slot, 30)).toBeUndefined();
   });
 
   it('a remainder may be lost after a division that is not even, or after a + whose answer is the quotient', () => {

@@ -192,7 +192,7 @@ function remainderDots(line: OcrLine, i: number): boolean {
 }
 
 /** Digits of an answer this many line heights apart have a remainder's dots between them. */
-const REMAINDER_GAP = 0.8;
+export const REMAINDER_GAP = 0.8;
 
 /**
  * Whether the "." at `i` may be a "-" the recogniser read as a point ("40.4=36", "8×9.29=43"):
