@@ -491,6 +491,12 @@ describe('an operator whose shape the classifier is sure of', () => {
     // Not when the classifier is not sure, nor in a comparison (its circle's ring reads as brackets).
     expect(readSignsFromInk(page, dropped('7(8)=63', 1), says('×', 0.9)).text).toBe('7(8)=63');
     expect(readSignsFromInk(page, dropped('35(○=)63', 2), says('-', 0.999)).text).toBe('35(○=)63');
+    // Nor after an "=": "29(11)" is the answer 29 and the next problem run into the line.
+    const long = '10+(18)=29(11)+10=21';
+    const wide = inked(long, 10, 10, 1);
+    const shapes = says('+', 0.999);
+    expect(readSignsFromInk(wide, dropped(long, 10), shapes).text).toBe(long);
+    expect(shapes.asked).toHaveLength(2); // the two printed +, not the gap
   });
 
   it('leaves the sign to the other ink rules when the classifier is not sure or sees an "="', () => {

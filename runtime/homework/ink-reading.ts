@@ -118,7 +118,8 @@ function signByShape(page: Mat, line: OcrLine, c: Char, shapes: Pick<OperatorSha
  * (18)-12=6. Between a digit and "(", or ")" and a digit, a sign
  * must stand; where the classifier is sure of the mark between them, that sign is put back, as a
  * guess: its window was centred on a gap, not on a sign the recogniser placed, which is not how it
- * was measured. Not in a comparison, where a painted-out circle's ring can read as brackets. On 30
+ * was measured. Not after an "=" (a bracket there starts the next problem run into the line), nor
+ * in a comparison, where a painted-out circle's ring can read as brackets. On 30
  * hard pages (11600–11629) the classifier was sure at 8 such places outside comparisons, right at
  * all 8.
  */
@@ -128,6 +129,8 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
   for (let i = 1; i < chars.length; i++) {
     const [prev, next] = [chars[i - 1] as Char, chars[i] as Char];
     if (!((isDigit(prev) && /^[(（]$/.test(next.text)) || (/^[)）]$/.test(prev.text) && isDigit(next)))) continue;
+    // After an "=" comes the answer: a bracket there starts the next problem run into this line.
+    if (chars.slice(0, i).some((c) => /^[=＝]$/.test(c.text))) break;
     const window = signWindow(page, line.box, prev.x1, next.x0);
     const shape = window && shapes.classify(window);
     if (!shape?.sure) continue;
