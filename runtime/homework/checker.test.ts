@@ -18,6 +18,9 @@ describe('page items from OCR lines', () => {
     ['口算练习 第3课', 'header'],
     ['姓名：李思雨', 'header'],
     ['二、看拼音，写词语。', 'header'],
+    ['耳、精次问站。', 'header'],
+    ['、直接写出得数', 'header'],
+    ['1、小明有12支铅笔，送给同学3支，还剩几支？', 'question'],
     ['— 53 —', 'header'],
     ['23+45=68', 'arithmetic'],
     ['45○54', 'arithmetic'],
@@ -46,6 +49,14 @@ describe('page items from OCR lines', () => {
     expect(items.map((i) => [i.text, i.answer])).toEqual([
       ['树上有30只小鸟，又飞来28只，现在一共有几只？', '58只'],
       ['一本故事书有64页，还剩多少页没看？', '38页'],
+    ]);
+  });
+
+  it('a question whose "？" was read as 7 is asked: the next question is a problem of its own', () => {
+    const items = pageItems([line('树上有15只小鸟，又飞来30只，现在一共有几只7', 50, 10), line('：46只', 50, 50), line('小明有19支铅笔，送给同学17支，还剩几支7', 50, 90), line('：2支', 50, 130)]);
+    expect(items.map((i) => [i.text, i.answer])).toEqual([
+      ['树上有15只小鸟，又飞来30只，现在一共有几只7', '：46只'],
+      ['小明有19支铅笔，送给同学17支，还剩几支7', '：2支'],
     ]);
   });
 

@@ -151,14 +151,15 @@ export function looksLikeArithmetic(text: string): boolean {
 const CJK = /[\u4e00-\u9fff]/;
 
 /**
- * What a line of the page is. Titles, section headings ("二、看拼音，写词语。"), name/date
+ * What a line of the page is. Titles, section headings ("二、看拼音，写词语。", also with the
+ * numeral misread or lost: "耳、精次问站。", "、直接写出得数"), name/date
  * lines and page numbers are not problems; "答：…" is the answer to the question above it; a
  * line of Chinese is a question for the cloud (a word problem, 看拼音写词语), and the lines
  * under it up to the next problem are the child's answer to it.
  */
 export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'question' | 'other' {
   const t = text.replace(/\s+/g, '');
-  if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d+[—\-–]*$/.test(t)) return 'header';
+  if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /^[^\d]?、/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d+[—\-–]*$/.test(t)) return 'header';
   if (/^答[:：]/.test(t)) return 'answer';
   if (looksLikeArithmetic(t) && !/[？?]$/.test(t)) return 'arithmetic';
   if (CJK.test(t) && [...t].length >= 4) return 'question';
@@ -191,13 +192,17 @@ export interface PageItem extends Piece {
   arithmetic: boolean;
 }
 
-const endsQuestion = (text: string): boolean => /[？?]\s*$/.test(text);
+/**
+ * A question mark ends the line — or a 7 right after a Chinese character, which is how the
+ * recogniser reads a blurred "？" ("每人分几个7"; a word problem's numbers stand before their measure word).
+ */
+const endsQuestion = (text: string): boolean => /[？?]\s*$|[\u4e00-\u9fff]7\s*$/.test(text);
 
 /** A task label before a colon: "看拼音写词语：tàiyáng". */
 const instruction = (text: string): boolean => /^[\u4e00-\u9fff]{3,8}[:：]/.test(text.replace(/\s+/g, ''));
 
 /** Whether a question's lines so far (the first, and the ones under it) hold its question mark. */
-const asked = (q: PageItem): boolean => /[？?]/.test(q.text + (q.answer ?? ''));
+const asked = (q: PageItem): boolean => /[？?]/.test(q.text + (q.answer ?? '')) || endsQuestion(q.text);
 
 /** The page's problems in reading order, from its OCR lines. */
 export function pageItems(lines: OcrLine[]): PageItem[] {
