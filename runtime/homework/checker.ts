@@ -287,8 +287,8 @@ function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
  * low ink joined to the digit, or at least REMAINDER_GAP line heights of paper.
  */
 export function remainderDigit(page: Mat, slot: Box, lineH: number): { box: Box; dotsSeen: boolean } | undefined {
-  const mask = page.getRegion(new cv.Rect(slot.x, slot.y, slot.w, slot.h)).bgrToGray();
-  const ink = mask.threshold(Math.max(0, mask.mean().w - 45), 255, cv.THRESH_BINARY_INV);
+  const gray = page.getRegion(new cv.Rect(slot.x, slot.y, slot.w, slot.h)).bgrToGray();
+  const ink = gray.threshold(Math.max(0, gray.mean().w - 45), 255, cv.THRESH_BINARY_INV);
   const marks = inkMarks(ink).filter((m) => m.area >= 8);
   const last = marks.filter((m) => m.h >= 0.4 * lineH).sort((a, b) => b.x + b.w - (a.x + a.w))[0];
   if (!last) return undefined;
@@ -374,7 +374,7 @@ export function unevenDivision(text: string): boolean {
   if (!m) return false;
   const [a, b, q] = [Number(m[1]), Number(m[3]), Number(m[4])];
   if (b === 0 || a % b === 0) return false;
-  return m[2] === '÷' || (q === Math.floor(a / b) && q !== a + b);
+  return m[2] === '÷' || q === Math.floor(a / b);
 }
 
 /** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
