@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
+import { type Circle, eraseComparisonCircles, findComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
@@ -261,20 +261,27 @@ function rawIndex(text: string, at: number, read: string): number | undefined {
 /** The page as the grader's checks see it: the flat page, the page with its circles painted out, and the circles. */
 interface PageInk { page: Mat; erased: Mat; circles: Circle[] }
 
-/** The part of a box with ink in it (darker than its paper), padded; undefined when it is empty paper. */
-function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
+/** A box's ink (darker than its paper) as a mask, and its marks without specks of noise; marks in the box's pixels. */
+function inkIn(page: Mat, b: Box): { mask: Mat; marks: InkMark[] } {
   const gray = page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h)).bgrToGray();
-  const paper = gray.mean().w;
-  const marks = inkMarks(gray.threshold(Math.max(0, paper - 45), 255, cv.THRESH_BINARY_INV)).filter(
-    // Specks of noise, and the ends of the equals sign's bars reaching into the slot's left edge (a digit is taller).
-    (m) => m.area >= 8 && !(m.x === 0 && m.h < 0.35 * lineH),
-  );
-  const ink = markBounds(marks);
+  const mask = gray.threshold(Math.max(0, gray.mean().w - 45), 255, cv.THRESH_BINARY_INV);
+  return { mask, marks: inkMarks(mask).filter((m) => m.area >= 8) };
+}
+
+/** `ink` (in the pixels of box `b`) as a page box, padded across and up and down, clipped to the page. */
+function padded(page: Mat, b: Box, ink: Box, padX: number, padY: number): Box {
+  const x = Math.max(0, b.x + ink.x - padX);
+  const y = Math.max(0, b.y + ink.y - padY);
+  return { x, y, w: Math.min(page.cols - x, ink.w + 2 * padX), h: Math.min(page.rows - y, ink.h + 2 * padY) };
+}
+
+/** The part of a box with ink in it, padded; undefined when it is empty paper. */
+function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
+  // The ends of the equals sign's bars reaching into the slot's left edge are not ink of the slot (a digit is taller).
+  const ink = markBounds(inkIn(page, b).marks.filter((m) => !(m.x === 0 && m.h < 0.35 * lineH)));
   if (!ink) return undefined;
   const pad = Math.round(0.25 * b.h);
-  const x = Math.max(0, b.x + ink.x - pad);
-  const y = Math.max(0, b.y + ink.y - pad);
-  return { x, y, w: Math.min(page.cols - x, ink.w + 2 * pad), h: Math.min(page.rows - y, ink.h + 2 * pad) };
+  return padded(page, b, ink, pad, pad);
 }
 
 /**
@@ -287,9 +294,7 @@ function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
  * low ink joined to the digit, or at least REMAINDER_GAP line heights of paper.
  */
 export function remainderDigit(page: Mat, slot: Box, lineH: number): { box: Box; dotsSeen: boolean } | undefined {
-  const gray = page.getRegion(new cv.Rect(slot.x, slot.y, slot.w, slot.h)).bgrToGray();
-  const ink = gray.threshold(Math.max(0, gray.mean().w - 45), 255, cv.THRESH_BINARY_INV);
-  const marks = inkMarks(ink).filter((m) => m.area >= 8);
+  const { mask: ink, marks } = inkIn(page, slot);
   const last = marks.filter((m) => m.h >= 0.4 * lineH).sort((a, b) => b.x + b.w - (a.x + a.w))[0];
   if (!last) return undefined;
   const digit = markBounds(marks.filter((m) => m.x < last.x + last.w && m.x + m.w > last.x && m.h >= 0.15 * lineH)) as Box;
@@ -309,11 +314,7 @@ export function remainderDigit(page: Mat, slot: Box, lineH: number): { box: Box;
     digit.w = right - left + 1;
   }
   const specks = marks.filter((m) => m.h < 0.25 * lineH && m.w < 0.3 * lineH && m.x + m.w <= digit.x).length;
-  const padX = Math.round(0.3 * lineH);
-  const padY = Math.round(0.15 * lineH);
-  const x = Math.max(0, slot.x + digit.x - padX);
-  const y = Math.max(0, slot.y + digit.y - padY);
-  const box = { x, y, w: Math.min(page.cols - x, digit.w + 2 * padX), h: Math.min(page.rows - y, digit.h + 2 * padY) };
+  const box = padded(page, slot, digit, Math.round(0.3 * lineH), Math.round(0.15 * lineH));
   return { box, dotsSeen: specks >= 2 || joined || digit.x >= REMAINDER_GAP * lineH };
 }
 
