@@ -238,9 +238,12 @@ describe('lamp grade-page --jsonl', () => {
     expect(page?.items.find((i) => i.question === '6÷5=')).toMatchObject({ student_answer: '1……1', verdict: 'correct' });
   });
 
-  it("reads a remainder whose dots blur made one point and whose digit the recogniser dropped (31÷5=6……1 read as 31+5=6. on hard-11312), as a right answer only", () => {
-    const r = runCli(['grade-page', '--jsonl', fixture('hard-11312.jpg')], { LAMP_DATA_DIR: tempDir() });
-    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
-    expect(page?.items.find((i) => i.question === '31÷5=')).toMatchObject({ student_answer: '6……1', verdict: 'correct', reason: 'low_char_confidence' });
+  it('reads a remainder whose dots blur made one point and whose digit the recogniser dropped; the guessed dots condemn only an answer wrong however they are read', () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('hard-11312.jpg'), fixture('hard-11634.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [right, wrong] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    // 31÷5=6……1 read as "31+5=6.": right, from a shaky reading.
+    expect(right?.items.find((i) => i.question === '31÷5=')).toMatchObject({ student_answer: '6……1', verdict: 'correct', reason: 'low_char_confidence' });
+    // 9÷2=4……2 read as "9÷2=4.": wrong as 4……2, 4.2 and 42.
+    expect(wrong?.items.find((i) => i.question === '9÷2=')).toMatchObject({ student_answer: '4……2', verdict: 'incorrect', reason: 'remainder_too_large' });
   });
 });

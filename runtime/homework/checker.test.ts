@@ -434,6 +434,12 @@ describe('weak characters handed to the grader', () => {
     expect(weakCharsOf(piece('16÷5=3..1', [[6, 0.3, '1']]))).toEqual([]);
   });
 
+  it('hands over a remainder\'s dots the ink guessed, as one character at their place in the text', () => {
+    const read = piece('58÷8=6.10', []);
+    const chars = read.chars.map((c, i) => (i === 6 ? { text: '……', confidence: INK_GUESSED, x0: c.x0, x1: c.x1 } : c));
+    expect(weakCharsOf({ ...read, text: '58÷8=6……10', chars, minCharConfidence: INK_GUESSED })).toEqual([{ at: 6 }]);
+  });
+
   it('gives none when the doubt is elsewhere: a character the ink guessed, or a confidence lowered for the whole piece', () => {
     // A minus or an "=" the ink put where the recogniser read a point or nothing: a circle's
     // sign read as "=" in "57+4○51" would condemn a right ">".

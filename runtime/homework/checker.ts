@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -189,14 +189,22 @@ export class HomeworkChecker {
     const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
     inked.forEach(({ p, slot, dotsGuessed, dotsSeen }, i) => {
       const r = read[i];
-      const answer = r?.text.replace(/\s+/g, '').replace(/^[….·。]+/, '') ?? '';
+      // The slot's characters on the page, the dots it begins with left out (the piece has its own).
+      const chars = (r?.chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + slot.x, x1: c.x1 + slot.x }));
+      const first = chars.findIndex((c) => !/^[….·。]$/.test(c.text));
+      const added = first < 0 ? [] : chars.slice(first);
+      const answer = added.map((c) => c.text).join('');
       if (dotsGuessed) {
         // Only a lone digit after dots (read as the piece's last point, read in the slot, or seen
-        // in its ink) is a remainder, and its dots only a guess: it can confirm a right answer,
-        // never condemn one. Anything else leaves the piece as it was.
-        const dots = /[.·。]\s*$/.test(p.text) || /^[….·。]/.test(r?.text.trim() ?? '') || dotsSeen === true;
+        // in its ink) is a remainder, and its dots only a guess: they can confirm a right answer,
+        // and condemn a wrong one only if it is wrong whether they are dots, a point or nothing
+        // (see weakCharsOf). Anything else leaves the piece as it was.
+        const dots = /[.·。]\s*$/.test(p.text) || first > 0 || dotsSeen === true;
         if (!r || !dots || !/^\d$/.test(answer) || r.confidence < 0.5) return;
         p.text = p.text.replace(/[.·。]?\s*$/, '……');
+        const last = p.chars?.at(-1);
+        const point = last && /^[.·。]$/.test(last.text) ? p.chars?.pop() : undefined;
+        p.chars?.push({ text: '……', confidence: Math.min(point?.confidence ?? 1, INK_GUESSED), x0: point?.x0 ?? last?.x1 ?? slot.x, x1: (added[0] as Char).x0 });
         p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
       }
       if (!r || !/\d/.test(answer) || r.confidence < 0.5) {
@@ -204,10 +212,12 @@ export class HomeworkChecker {
         p.minCharConfidence = Math.min(p.minCharConfidence, UNREAD_SIGN_CONFIDENCE);
         return;
       }
+      const own = confidenceOf(added);
       p.text += answer;
-      p.box = union(p.box, { x: slot.x + Math.min(...r.chars.map((c) => c.x0)), y: p.box.y, w: Math.max(1, Math.max(...r.chars.map((c) => c.x1)) - Math.min(...r.chars.map((c) => c.x0))), h: p.box.h });
-      p.confidence = Math.min(p.confidence, r.confidence);
-      p.minCharConfidence = Math.min(p.minCharConfidence, r.minCharConfidence);
+      p.chars?.push(...added);
+      p.box = union(p.box, { x: (added[0] as Char).x0, y: p.box.y, w: Math.max(1, (added.at(-1) as Char).x1 - (added[0] as Char).x0), h: p.box.h });
+      p.confidence = Math.min(p.confidence, own.confidence);
+      p.minCharConfidence = Math.min(p.minCharConfidence, own.minCharConfidence);
     });
   }
 
@@ -234,6 +244,8 @@ function lowered(piece: Piece, own: { minCharConfidence: number }): boolean {
  * The piece's characters read below the grader's minimum, with the recogniser's second choices,
  * for the grader to read them every other way; undefined when the doubt is not only in what the
  * recogniser read (a confidence lowered for the whole piece, a character the ink put in its place).
+ * A remainder's "……" guessed from the ink is the exception: the grader reads it as dots, as one
+ * point and as nothing, and a wrong remainder is wrong all three ways ("58÷8=6……10").
  */
 export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   const chars = piece.chars;
@@ -242,7 +254,8 @@ export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   for (const [k, c] of chars.entries()) {
     if (c.confidence >= DEFAULT_MIN_CHAR_CONFIDENCE || !isCounted(chars, k)) continue;
     const at = rawIndex(piece.text, k, c.text);
-    if (c.runnerUp === undefined || c.text.length !== 1 || at === undefined) return undefined;
+    const dots = c.text === '……';
+    if (at === undefined || (!dots && (c.runnerUp === undefined || c.text.length !== 1))) return undefined;
     weak.push({ at, runnerUp: c.runnerUp });
   }
   return weak;

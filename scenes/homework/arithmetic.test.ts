@@ -236,6 +236,11 @@ describe('gradeProblem: confidence and blanks', () => {
     expect(weak('4+5=15', [{ at: 0, runnerUp: '7' }, { at: 1, runnerUp: '÷' }])).toMatchObject({ verdict: 'incorrect' });
     // A weak bracket left out would only make a bracket to put back: not a reading.
     expect(weak('4×(29-20)=63', [{ at: 8, runnerUp: ')' }])).toMatchObject({ verdict: 'incorrect' });
+    // A remainder's guessed dots may be one point or nothing: 58÷8=6……10 is wrong all three ways,
+    // 7÷2=3……5 is right as 3.5 and 50÷2=2……5 as 25.
+    expect(weak('58÷8=6……10', [{ at: 6 }])).toMatchObject({ verdict: 'incorrect', student_answer: '6……10' });
+    expect(weak('7÷2=3……5', [{ at: 5 }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    expect(weak('50÷2=2……5', [{ at: 6 }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
     // Below the floor, nothing written, or without the list: uncertain as before.
     expect(weak('50-12=48', [{ at: 5, runnerUp: '~' }], 0.29)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
     expect(weak('50-12=', [{ at: 2, runnerUp: '+' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
@@ -331,6 +336,7 @@ describe('operators the recogniser confuses', () => {
     ['(13+35)+6=8', 'operator_may_be_misread'], // (13+35)÷6=8
     ['56-7=8', 'operator_may_be_misread'], // 56÷7=8
     ['4+4=16', 'operator_may_be_misread'], // 4×4=16
+    ['8×6.25=23', 'operator_may_be_misread'], // 8×6-25=23, the minus read as a point
   ])('%s is uncertain, not wrong', (text, reason) => {
     expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
   });

@@ -19,8 +19,8 @@ import type { Rational } from './rational.js';
  *    exactly the right answer: then correct (the reason still says the reading was shaky).
  *    A written answer whose only doubt is a few weak characters (`weakChars`, each at least
  *    `CORRECT_CHAR_FLOOR`) is graded as if they were sure when it is wrong however they are read:
- *    as read, as the recogniser's second choice, a digit or point left out, an operator as any
- *    operator.
+ *    as read, as the recogniser's second choice, a digit or point left out, a remainder's dots
+ *    "……" as one point or left out, an operator as any operator.
  * 3. Nothing written → incorrect with reason 'blank' when the reading is very confident
  *    (`blankMinConfidence`), no look-alike was guessed where the answer goes and it is not an
  *    empty fill-in bracket (OCR moves a bracket's content); otherwise uncertain 'blank_maybe_unread'.
@@ -73,15 +73,19 @@ export interface GradeInput {
   blankSeen?: boolean;
   /**
    * Every character read below `minCharConfidence`, by its position in `text`, with the
-   * recogniser's second choice for it. With them a shaky reading may still be wrong (rule 2).
+   * recogniser's second choice for it (a remainder's "……" counts as one character). With them a
+   * shaky reading may still be wrong (rule 2).
    */
   weakChars?: readonly WeakChar[];
 }
 
+/** A weak character by its position in the text: one character, or a remainder's dots "……". */
 export interface WeakChar {
   at: number;
   runnerUp?: string;
 }
+
+const REMAINDER_DOTS = '……';
 
 export interface GradeOptions {
   /** Below this OCR confidence nothing is marked right or wrong. Default 0.80. */
@@ -185,9 +189,9 @@ function rightIfFractionBarMisread(a: Analysis, opts: GradeOptions): boolean {
 /**
  * Operators the recogniser mistakes for each other on photographed pages even when it is sure
  * (measured on the synthetic pages: ÷ whose dots blur away reads as + or -, a small × as +, a +
- * whose upright blurs away as -).
+ * whose upright blurs away as -, a short - as a point: "8×6-25=23" read as "8×6.25=23").
  */
-const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷', '+'], '×': ['+'], '÷': ['+', '-'] };
+const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '-': ['÷', '+'], '×': ['+'], '÷': ['+', '-'], '.': ['-'] };
 
 /**
  * Whether reading one printed operator as its look-alike makes the child's answer right.
@@ -363,16 +367,18 @@ function wrongHoweverWeakCharsRead(input: GradeInput, opts: GradeOptions): Grade
   const sure: GradeInput = { ...input, minCharConfidence: undefined, weakChars: undefined };
   const asRead = gradeText(sure, input.text, opts);
   if (asRead.verdict !== 'incorrect' || asRead.student_answer === '') return undefined;
-  const choices = weak.map((w) => {
-    const read = input.text[w.at] as string;
-    // A digit or point may be a speck or a neighbour's read into the line; printed signs are not left out.
-    const leftOut = /^[\d.]$/.test(read) ? [''] : [];
+  const reads = weak.map((w) => (input.text.startsWith(REMAINDER_DOTS, w.at) ? REMAINDER_DOTS : (input.text[w.at] as string)));
+  const choices = weak.map((w, i) => {
+    const read = reads[i] as string;
+    // A digit or point may be a speck or a neighbour's read into the line, a remainder's dots one
+    // point or specks; printed signs are not left out.
+    const leftOut = /^[\d.]$/.test(read) ? [''] : read === REMAINDER_DOTS ? ['.', ''] : [];
     return [...new Set([read, ...leftOut, ...(w.runnerUp === undefined ? [] : [w.runnerUp]), ...(OPERATORS.includes(normaliseMath(read)) ? OPERATORS : [])])];
   });
   // Every combination of choices; the weak characters go from the right so positions hold.
   const readings = choices.reduce<string[][]>((acc, options) => acc.flatMap((picked) => options.map((o) => [...picked, o])), [[]]);
   for (const picked of readings) {
-    const text = weak.reduce((t, w, i) => t.slice(0, w.at) + picked[i] + t.slice(w.at + 1), input.text);
+    const text = weak.reduce((t, w, i) => t.slice(0, w.at) + picked[i] + t.slice(w.at + (reads[i] as string).length), input.text);
     if (text === input.text) continue;
     const other = gradeText(sure, text, opts);
     // Readings that are no problem, leave nothing written or break the printed brackets do not count.
