@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../runtime/paths.js';
 import { cv, type Mat } from '../cv.js';
-import { eraseComparisonCircles, findComparisonCircles, guessCircleSign, readCircleSign } from './circles.js';
+import { comparisonRings, eraseComparisonCircles, findComparisonCircles, guessCircleSign, readCircleSign } from './circles.js';
 import { preparePage } from './pipeline.js';
 
 /** White paper with a comparison circle holding `sign` at (100, 60), and a bold digit 0 at (220, 60). */
@@ -31,6 +31,18 @@ describe('comparison circles', () => {
     expect(circles).toHaveLength(1);
     expect(circles[0]?.x).toBeCloseTo(100, -1);
     expect(readCircleSign(page, circles[0] as (typeof circles)[number])).toBe(sign);
+  });
+
+  it('a ring whose sign reaches up to it is crowded, not sure; a bold 0 is neither', () => {
+    const m = drawn('');
+    const p = (x: number, y: number) => new cv.Point2(x, y);
+    // A big ">" whose arms end just inside the ring.
+    m.drawLine(p(87, 47), p(114, 60), new cv.Vec3(150, 60, 20), 6);
+    m.drawLine(p(114, 60), p(87, 73), new cv.Vec3(150, 60, 20), 6);
+    const rings = comparisonRings(m);
+    expect(rings.sure).toHaveLength(0);
+    expect(rings.crowded.map((c) => Math.round(c.x / 10) * 10)).toEqual([100]);
+    expect(comparisonRings(drawn('>'))).toMatchObject({ sure: [expect.anything()], crowded: [] });
   });
 
   it("a ring much smaller than the page's other circles is a digit (a thin 0), not a circle", () => {

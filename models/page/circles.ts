@@ -39,11 +39,23 @@ function inkFraction(ink: Mat, c: Circle, radius: number): number {
  * 0, 6, 8 and 9 are not taken for circles. Radius range in pixels of the flattened page.
  */
 export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[] {
+  return comparisonRings(page, minR, maxR).sure;
+}
+
+/**
+ * The comparison circles (`sure`, see findComparisonCircles), and the rings that would be ones
+ * but for more ink just inside or outside them than a thin ring has (`crowded`): a big sign
+ * written up to the ring ("58○36" on hard synthetic pages, 11 of the 16 circles missed on 120
+ * pages) — or a digit's stroke (7 such digits on the same pages). Only the page's text can tell
+ * them apart: a crowded ring is a circle where the recogniser read nothing between two numbers.
+ */
+export function comparisonRings(page: Mat, minR = 11, maxR = 26): { sure: Circle[]; crowded: Circle[] } {
   requireImage(page, 'findComparisonCircles');
   const gray = page.channels === 1 ? page : page.bgrToGray();
   const ink = gray.adaptiveThreshold(255, cv.ADAPTIVE_THRESH_MEAN_C, cv.THRESH_BINARY_INV, 25, 7);
   const candidates = gray.gaussianBlur(new cv.Size(3, 3), 0).houghCircles(cv.HOUGH_GRADIENT, 1, 2 * minR, 100, 14, minR, maxR);
-  const found: Circle[] = [];
+  const sure: Circle[] = [];
+  const crowded: Circle[] = [];
   for (const v of candidates) {
     // The ring may sit a pixel or two off the fitted radius: the radius is moved to the middle
     // of the ring's ink before looking inside and outside it.
@@ -53,18 +65,25 @@ export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[]
     const onRing = offsets.filter((_, i) => (fractions[i] as number) >= ring - 0.05);
     const c = { x: v.x, y: v.y, r: v.z + onRing.reduce((a, b) => a + b, 0) / onRing.length };
     const outside = inkFraction(ink, c, c.r * 1.45 + 2);
+    if (ring < MIN_RING_INK || outside > MAX_OUTSIDE_INK) continue;
     // A thin ring: just inside and just outside it is (mostly) paper; a bold digit's stroke is not.
     const [justIn, justOut] = [inkFraction(ink, c, c.r * 0.75), inkFraction(ink, c, c.r * 1.25 + 1)];
     // A broken ring with ink both just inside and just outside it is a digit's stroke (a
     // handwritten 0) or a writing box; a blurred printed circle is broken on one side at most.
-    const strokeNotRing = ring < WHOLE_RING && justIn >= 0.2 && justOut >= 0.1;
-    if (ring >= MIN_RING_INK && outside <= MAX_OUTSIDE_INK && Math.max(justIn, justOut) <= MAX_THIN_INK && !strokeNotRing) found.push(c);
+    if (ring < WHOLE_RING && justIn >= 0.2 && justOut >= 0.1) continue;
+    if (Math.max(justIn, justOut) <= MAX_THIN_INK) sure.push(c);
+    else if (justIn <= MAX_CROWDED_INSIDE && justOut <= MAX_THIN_INK) crowded.push(c);
   }
   // A page prints its circles at one size: a ring much smaller than the page's typical one is a
   // thin 0 or 6 of a digit (r 10–14 beside circles of 19–22 on synthetic easy pages).
-  const typical = found.length >= 2 ? median(found.map((c) => c.r)) : 0;
-  return found.filter((c) => c.r >= MIN_SHARE_OF_TYPICAL_R * typical);
+  const typical = sure.length >= 2 ? median(sure.map((c) => c.r)) : 0;
+  return { sure: sure.filter((c) => c.r >= MIN_SHARE_OF_TYPICAL_R * typical), crowded: crowded.filter((c) => c.r >= CROWDED_SHARE_OF_TYPICAL_R * typical) };
 }
+
+/** A crowded ring's sample points just inside it may be this share ink (the sign's strokes crossing them). */
+const MAX_CROWDED_INSIDE = 0.45;
+/** A crowded ring is at least this share of the page's median sure circle (the real ones measured 0.98–1.07). */
+const CROWDED_SHARE_OF_TYPICAL_R = 0.9;
 
 /** A circle smaller than this share of the page's median circle is a digit. */
 const MIN_SHARE_OF_TYPICAL_R = 0.75;

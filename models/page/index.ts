@@ -10,5 +10,5 @@ export { inkMask, type InkKind } from './ink.js';
 export { sliceLines, sliceRegions, textMask } from './slice.js';
 export { preparePage, type PrepareOptions } from './pipeline.js';
 export type * from './types.js';
-export { findComparisonCircles, eraseComparisonCircles, guessCircleSign, readCircleSign, type Circle } from './circles.js';
+export { comparisonRings, findComparisonCircles, eraseComparisonCircles, guessCircleSign, readCircleSign, type Circle } from './circles.js';
 export { equalsSigns, hasDotsAboveAndBelow, inkExtent, isBareBar, isDiagonalCross, isMidHeightDot, isPrintedMark, lacksCrossing, SIGN_WINDOW, signWindow } from './signs.js';

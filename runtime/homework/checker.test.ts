@@ -4,7 +4,7 @@ import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
 import { comparisonMisread, cutByEdge, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
-import { doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
+import { circlesInGaps, doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
@@ -137,6 +137,28 @@ describe('comparison signs read from their circles', () => {
     expect(guessed?.text).toBe('3>4');
     // A guessed sign is a doubtful character.
     expect(guessed?.chars.find((c) => c.text === '>')?.confidence).toBeLessThan(0.5);
+  });
+});
+
+describe('a ring crowded by its sign', () => {
+  const ring = { x: 100, y: 25, r: 18 };
+  /** "58  36": the digits 20 px wide, the gap at x 80…120. */
+  const gapped = (): OcrLine => line('58  36', 40, 10);
+
+  it('is a comparison circle where the recogniser left a gap between two numbers', () => {
+    expect(circlesInGaps([gapped()], [ring])).toEqual([ring]);
+    // The gap may split the line in two.
+    expect(circlesInGaps([line('58', 40, 10), line('36', 120, 10)], [ring])).toEqual([ring]);
+  });
+
+  it('is a digit when something was read over it, or its line has an equals or comparison sign', () => {
+    expect(circlesInGaps([line('58O36', 50, 10)], [ring])).toEqual([]);
+    expect(circlesInGaps([line('58', 40, 10), line('=36', 120, 10)], [ring])).toEqual([]);
+    expect(circlesInGaps([line('58  >6', 40, 10)], [ring])).toEqual([]);
+    // Numbers far from it are not its sides.
+    expect(circlesInGaps([line('58', 0, 10), line('36', 200, 10)], [ring])).toEqual([]);
+    // Not on the line's row.
+    expect(circlesInGaps([gapped()], [{ ...ring, y: 90 }])).toEqual([]);
   });
 });
 

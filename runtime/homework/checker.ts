@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
-import { type Circle, eraseComparisonCircles, findComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
+import { type Circle, comparisonRings, eraseComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -56,17 +56,21 @@ export class HomeworkChecker {
     }
     const page = prepared.page;
     // The recogniser drops comparison circles and the sign in them: the circles are painted out
-    // before reading, and the sign is read from its shape and put back into its line.
-    const circles = findComparisonCircles(page);
-    const erased = eraseComparisonCircles(page, circles);
-    const lines = withCircleSigns(await this.ocr.read(erased), circles.map((c) => signOf(page, c)));
+    // before reading, and the sign is read from its shape and put back into its line. A ring
+    // crowded by its sign is known for a circle only from the gap the recogniser left for it.
+    const rings = comparisonRings(page);
+    const erased = eraseComparisonCircles(page, rings.sure);
+    const read = await this.ocr.read(erased);
+    const inGaps = circlesInGaps(read, rings.crowded);
+    const circles = [...rings.sure, ...inGaps];
+    const lines = withCircleSigns(read, circles.map((c) => signOf(page, c)));
     const t2 = performance.now();
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
     const pieces = pageItems(doubtedLines(lines.map((l) => this.withInk(page, l)), page.cols));
     await this.readMissingAnswers(page, pieces);
-    const ink: PageInk = { page, erased, circles };
+    const ink: PageInk = { page, erased: eraseComparisonCircles(erased, inGaps), circles };
     for (const piece of pieces) {
       const index = items.length + 1;
       boxes.set(index, piece.box);

@@ -260,6 +260,27 @@ function readForEquals(page: Mat, line: OcrLine, c: Char): boolean {
   return /^[×xX*#+]$/.test(c.text) && lacksCrossing(page, line.box, c.x0, c.x1);
 }
 
+/**
+ * The crowded rings (see comparisonRings) that are comparison circles: a ring where the
+ * recogniser read nothing between two numbers of a line with no comparison or equals sign in it
+ * ("58 36" for 58○36 with a big ">" written up to the ring). A digit's stroke taken for a ring
+ * has the digit read over it.
+ */
+export function circlesInGaps(lines: OcrLine[], rings: Circle[]): Circle[] {
+  return rings.filter((c) => {
+    const row = lines.filter((l) => c.y >= l.box.y && c.y <= l.box.y + l.box.h).flatMap((l) => l.chars.filter((ch) => ch.text.trim() !== '').map((ch) => ({ ch, l })));
+    if (row.some(({ ch }) => ch.x0 < c.x && ch.x1 > c.x)) return false;
+    const left = row.filter(({ ch }) => ch.x1 <= c.x).sort((a, b) => b.ch.x1 - a.ch.x1)[0];
+    const right = row.filter(({ ch }) => ch.x0 >= c.x).sort((a, b) => a.ch.x0 - b.ch.x0)[0];
+    if (!left || !right || [left.l, right.l].some((l) => /[=＝<>○]/.test(l.text))) return false;
+    const number = (ch: Char): boolean => /^[\d()（）]$/.test(ch.text);
+    return number(left.ch) && number(right.ch) && left.ch.x1 >= c.x - GAP_REACH * c.r && right.ch.x0 <= c.x + GAP_REACH * c.r;
+  });
+}
+
+/** The numbers of a comparison stand within this many radii of its circle's centre. */
+const GAP_REACH = 2.5;
+
 /** A circle with its sign: read from its shape, or else guessed from its ink's spread (then doubtful). */
 export function signOf(page: Mat, c: Circle): SignedCircle {
   const sign = readCircleSign(page, c);
