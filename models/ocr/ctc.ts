@@ -3,7 +3,7 @@ export interface DecodedChar {
   confidence: number;
   x0: number;
   x1: number;
-  /** The recogniser's second choice at the step it was surest of this character (not the blank). */
+  /** The recogniser's second choice at the step it was surest of this character (not the blank, nor another form of it). */
   runnerUp?: string;
 }
 export interface DecodedLine { text: string; confidence: number; minCharConfidence: number; chars: DecodedChar[] }
@@ -11,8 +11,9 @@ export interface DecodedLine { text: string; confidence: number; minCharConfiden
 /**
  * Greedy CTC decoding of one line: the most probable class at each time step, runs of the same class
  * collapsed to one character, the blank (class 0) dropped. A character's confidence is the highest
- * probability along its run, its runner-up the second most probable character at that step; the
- * line's confidence is the mean over its characters other than spaces.
+ * probability along its run, counting the dictionary's other forms of the same character (its
+ * `twins`: "(" and "（", "4" and "④"), its runner-up the most probable other character at that
+ * step; the line's confidence is the mean over its characters other than spaces.
  *
  * Each time step covers `pxPerStep` pixels of the crop, so a run from step a to step b spans
  * [a·pxPerStep, (b+1)·pxPerStep), clamped to the crop's width; see spreadSpans for how that spike
@@ -20,6 +21,7 @@ export interface DecodedLine { text: string; confidence: number; minCharConfiden
  */
 export function ctcDecode(probs: Float32Array, offset: number, steps: number, classes: number, dict: readonly string[], pxPerStep: number, cropW: number): DecodedLine {
   const chars: DecodedChar[] = [];
+  const forms = twins(dict);
   let prev = 0;
   let current: DecodedChar | undefined;
   for (let t = 0; t < steps; t++) {
@@ -39,7 +41,18 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
       }
     }
     const best = firstP > (probs[row] as number) ? first : 0;
-    const bestP = best === 0 ? (probs[row] as number) : firstP;
+    const same = forms.get(first);
+    let bestP = best === 0 ? (probs[row] as number) : firstP;
+    if (best !== 0 && same) {
+      for (const c of same) bestP += probs[row + c] as number;
+      // The second choice is another character, not another form of this one.
+      if (same.includes(second)) {
+        secondP = -1;
+        for (let c = 1; c < classes; c++) {
+          if (c !== first && !same.includes(c) && (probs[row + c] as number) > secondP) [second, secondP] = [c, probs[row + c] as number];
+        }
+      }
+    }
     const runnerUp = dict[second];
     if (best !== 0 && best === prev && current) {
       if (bestP > current.confidence) {
@@ -87,4 +100,22 @@ export function spreadSpans(chars: DecodedChar[], cropW: number): void {
     c.x0 = Math.max(0, mid - pitch / 2, prev === undefined ? 0 : (prev + mid) / 2);
     c.x1 = Math.min(cropW, mid + pitch / 2, next === undefined ? cropW : (mid + next) / 2);
   });
+}
+
+const twinsByDict = new WeakMap<readonly string[], Map<number, number[]>>();
+
+/** For each class with other forms in the dictionary (the same character under NFKC), those forms' classes. */
+function twins(dict: readonly string[]): Map<number, number[]> {
+  const known = twinsByDict.get(dict);
+  if (known) return known;
+  const byForm = new Map<string, number[]>();
+  dict.forEach((d, c) => {
+    if (c === 0 || d === '') return;
+    const form = d.normalize('NFKC');
+    byForm.set(form, [...(byForm.get(form) ?? []), c]);
+  });
+  const out = new Map<number, number[]>();
+  for (const group of byForm.values()) for (const c of group) if (group.length > 1) out.set(c, group.filter((o) => o !== c));
+  twinsByDict.set(dict, out);
+  return out;
 }

@@ -72,6 +72,20 @@ describe('CTC decoding', () => {
     expect(r.chars).toMatchObject([{ text: '1', runnerUp: '+' }]);
   });
 
+  it("counts the dictionary's other forms of a character towards its confidence, and does not offer them as its second choice", () => {
+    // "(" twice in the dictionary (its full-width form read as ASCII), and "④" for "4".
+    const forms = ['', '(', '(', '4', '④', '+'];
+    const probs = new Float32Array(2 * 6);
+    probs.set([0.1, 0.35, 0.3, 0, 0, 0.25], 0);
+    probs.set([0.2, 0, 0, 0.35, 0.3, 0.15], 6);
+    const r = ctcDecode(probs, 0, 2, 6, forms, 4, 8);
+    expect(r.text).toBe('(4');
+    expect(r.chars[0]).toMatchObject({ text: '(', runnerUp: '+' });
+    expect(r.chars[0]?.confidence).toBeCloseTo(0.65, 5);
+    expect(r.chars[1]).toMatchObject({ text: '4', runnerUp: '+' });
+    expect(r.chars[1]?.confidence).toBeCloseTo(0.65, 5);
+  });
+
   it('reads an all-blank line as empty with confidence 0', () => {
     expect(ctcDecode(steps(5, [0, 0, 0]), 0, 3, 5, dict, 4, 12)).toEqual({ text: '', confidence: 0, minCharConfidence: 0, chars: [] });
   });
