@@ -527,6 +527,8 @@ describe('an operator whose shape the classifier is sure of', () => {
     expect(times.chars[1]).toMatchObject({ text: '×', confidence: INK_GUESSED, x0: 30, x1: 50 });
     expect(times.minCharConfidence).toBe(INK_GUESSED);
     expect(readSignsFromInk(page, dropped('(18)12=6', 4), says('-', 0.999)).text).toBe('(18)-12=6');
+    // A blurred bracket read as a curly one.
+    expect(readSignsFromInk(page, dropped('(94}8=86', 4), says('-', 0.999)).text).toBe('(94}-8=86');
     // Leaning to a sign at 0.9 is enough for a guess; not below, nor in a comparison (its circle's ring reads as brackets).
     expect(readSignsFromInk(page, dropped('7(8)=63', 1), says('×', 0.9)).text).toBe('7×(8)=63');
     expect(readSignsFromInk(page, dropped('7(8)=63', 1), says('×', 0.85)).text).toBe('7(8)=63');

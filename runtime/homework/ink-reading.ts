@@ -115,7 +115,7 @@ function signByShape(page: Mat, line: OcrLine, c: Char, shapes: Pick<OperatorSha
 
 /**
  * Signs the recogniser dropped next to a bracket: "7(8)=63" for 7×(8)=63, "(18)12=6" for
- * (18)-12=6. Between a digit and "(", or ")" and a digit, a sign must stand; where the classifier
+ * (18)-12=6, "(94}8=86" for (94)-8=86. Between a digit and "(", or ")" and a digit, a sign must stand; where the classifier
  * puts the mark between them at DROPPED_SIGN_AT or more, that sign is put back, as a guess (it can
  * confirm a right answer, never condemn one): the window was centred on a gap, not on a sign the
  * recogniser placed, which is not how the classifier was measured. Not after an "=" (a bracket
@@ -129,7 +129,7 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
   if (chars.some((c) => /^[○<>]$/.test(c.text))) return found;
   for (let i = 1; i < chars.length; i++) {
     const [prev, next] = [chars[i - 1] as Char, chars[i] as Char];
-    if (!((isDigit(prev) && /^[(（]$/.test(next.text)) || (/^[)）]$/.test(prev.text) && isDigit(next)))) continue;
+    if (!((isDigit(prev) && OPENING.test(next.text)) || (CLOSING.test(prev.text) && isDigit(next)))) continue;
     // After an "=" comes the answer: a bracket there starts the next problem run into this line.
     if (chars.slice(0, i).some((c) => /^[=＝]$/.test(c.text))) break;
     const window = signWindow(page, line.box, prev.x1, next.x0);
@@ -139,6 +139,10 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
   }
   return found;
 }
+
+/** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
+const OPENING = /^[(（[{]$/;
+const CLOSING = /^[)）\]}]$/;
 
 /** The classifier's probability from which a dropped sign is put back (see droppedSigns). */
 const DROPPED_SIGN_AT = 0.9;
