@@ -246,4 +246,10 @@ describe('lamp grade-page --jsonl', () => {
     // 9÷2=4……2 read as "9÷2=4.": wrong as 4……2, 4.2 and 42.
     expect(wrong?.items.find((i) => i.question === '9÷2=')).toMatchObject({ student_answer: '4……2', verdict: 'incorrect', reason: 'remainder_too_large' });
   });
+
+  it('a ÷ read as + and seen as ÷ in the ink: wrong when it is wrong both ways (36÷4=32 on hard-11640; 32 is right only as 36-4, and a + is never a misread -)', () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('hard-11640.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    expect(page?.items.find((i) => i.question === '36÷4=')).toMatchObject({ student_answer: '32', verdict: 'incorrect' });
+  });
 });

@@ -116,7 +116,13 @@ export class HomeworkChecker {
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
     const other = this.alternateReading(piece);
-    if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
+    if (other && other.verdict !== 'incorrect') {
+      // Right only if the ink's sign is in turn a look-alike of a third one, which the sign read is
+      // never mistaken for ("36÷4=32" read as 36+4=32: right only as 36-4): wrong, as it would be
+      // without the ink.
+      const settled = other.verdict === 'uncertain' && other.reason === 'operator_may_be_misread' ? this.alternateReading(piece, true) : undefined;
+      return settled?.verdict === 'incorrect' ? settled : { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
+    }
     if (other) return other;
     if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
     return g;
@@ -145,14 +151,14 @@ export class HomeworkChecker {
    * The problem graded with the first other reading its ink supports (a + without a crossing
    * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
    * the ink's reading, which counts as a guessed character instead: it can confirm a right
-   * answer, never condemn one.
+   * answer, never condemn one. `settled`: the ink's sign is not read as its look-alikes.
    */
-  private alternateReading(piece: PageItem): GradeResult | undefined {
+  private alternateReading(piece: PageItem, settled = false): GradeResult | undefined {
     for (const n of piece.ink ?? []) {
       const index = n.alt ? rawIndex(piece.text, n.at, n.read) : undefined;
       if (n.alt === undefined || index === undefined) continue;
       const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
-      return gradeProblem({ text, ...confidenceWithGuess(piece, n.at) }, { minConfidence: this.opts.minConfidence });
+      return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...(settled ? { inkConfirmed: new Set([index]) } : {}) }, { minConfidence: this.opts.minConfidence });
     }
     return undefined;
   }
