@@ -209,6 +209,12 @@ describe('a printed sign the recogniser dropped from a comparison', () => {
   });
 });
 
+/** A classifier that answers `sign` at `p` for every window, and records that it was asked. */
+const says = (sign: OperatorSign, p: number) => {
+  const asked: number[] = [];
+  return { asked, classify: (x: ArrayLike<number>) => (asked.push(x.length), { sign, p, sure: p >= 0.99 }) };
+};
+
 describe('an = the recogniser read as 元, 年 or m', () => {
   const paper = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
 
@@ -217,6 +223,14 @@ describe('an = the recogniser read as 元, 年 or m', () => {
     expect(fixed.text).toBe('64+29=93');
     expect(fixed.minCharConfidence).toBeLessThan(0.5);
     expect(fixed.minCharConfidence).toBeGreaterThanOrEqual(0.3);
+  });
+
+  it('is read, not guessed, when the operator-shape classifier is sure of an "=" there too', () => {
+    const page = inked('64+29=93', 10, 10, 1);
+    const eq = (shapes: ReturnType<typeof says>) => readSignsFromInk(page, line('64+29元93', 10, 10), shapes).chars[5];
+    expect(eq(says('=', 0.999))).toMatchObject({ text: '=', confidence: 0.999 });
+    expect(eq(says('=', 0.98))).toMatchObject({ text: '=', confidence: INK_GUESSED });
+    expect(eq(says('-', 0.999))).toMatchObject({ text: '=', confidence: INK_GUESSED });
   });
 
   it('is left alone in a line that has an = or no operator (a price, 4元6角)', () => {
@@ -482,11 +496,6 @@ describe('the slot after an "="', () => {
 describe('an operator whose shape the classifier is sure of', () => {
   const page = inked('36+4=9', 10, 10, 1);
   const read = (text: string, confidence = 0.97): OcrLine => line(text, 10, 10, confidence);
-  /** A classifier that answers `sign` at `p` for every window, and records that it was asked. */
-  const says = (sign: OperatorSign, p: number) => {
-    const asked: number[] = [];
-    return { asked, classify: (x: ArrayLike<number>) => (asked.push(x.length), { sign, p, sure: p >= 0.99 }) };
-  };
 
   it('is the sign it shows, sure, with the classifier\'s confidence when the recogniser read another', () => {
     const shapes = says('÷', 0.999);

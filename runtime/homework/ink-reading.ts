@@ -44,10 +44,16 @@ const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ te
 export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): OcrLine {
   const equals = lostEquals(page, line);
   const shaky = line.chars.some((c) => c.text === '=' && c.confidence < INK_GUESSED) ? equalsSigns(page, line.box) : [];
-  // An "=" the ink puts back or vouches for is a guess — unless it is print in a line whose
-  // answer is in the pen's colour: then it is no child's mark, and an equals-shaped printed mark
-  // where a sum's "=" goes is its "=" (read, though weakly: `PRINTED_EQUALS`).
-  const equalsAt = (x0: number, x1: number): number => (isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED);
+  // An "=" the ink puts back or vouches for is a guess — unless the operator-shape classifier is
+  // sure of it too (two measures of the ink agree: read, at the classifier's confidence), or it
+  // is print in a line whose answer is in the pen's colour: then it is no child's mark, and an
+  // equals-shaped printed mark where a sum's "=" goes is its "=" (read, though weakly: `PRINTED_EQUALS`).
+  const equalsAt = (x0: number, x1: number): number => {
+    const window = shapes && signWindow(page, line.box, x0, x1);
+    const shape = window && shapes?.classify(window);
+    if (shape?.sign === '=' && shape.sure) return shape.p;
+    return isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED;
+  };
   const chars = line.chars.map((c, i): Char => {
     if (equals?.replace === i) return guessed(c, '=', equalsAt(equals.x0, equals.x1));
     // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.

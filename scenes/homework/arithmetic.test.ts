@@ -369,6 +369,8 @@ describe('marks OCR loses', () => {
     ['0.5+0.3=8', 'decimal_point_maybe_lost'],
     ['0.1+0.1=02', 'decimal_point_maybe_lost'],
     ['0.2+0.9=1', 'decimal_point_maybe_lost'],
+    ['12+0.6=18', 'decimal_point_maybe_lost'], // 1.2+0.6=1.8, the points of 1.2 and 1.8 lost
+    ['12+0.6=1.8', 'decimal_point_maybe_lost'],
     ['(54-13)+24=6.5', 'decimal_point_maybe_spurious'],
     ['3+19=2.2', 'decimal_point_maybe_spurious'],
     ['33+19=28', 'operator_may_be_lost'], // 3×3+19=28 with the × lost

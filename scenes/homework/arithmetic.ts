@@ -37,7 +37,7 @@ import type { Rational } from './rational.js';
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
  *    (17÷5=3, 17÷5=32, 17÷5=3.2 for 3……2; 17÷5=2, the quotient and dots lost), when a decimal point may be lost or a speck read as
- *    one (2.5-0.1=24, 65 read as 6.5), when a whole number is read with a leading zero
+ *    one (2.5-0.1=24, 65 read as 6.5; in the question too: 12+0.6=18 for 1.2+0.6=1.8), when a whole number is read with a leading zero
  *    ('answer_misread': 64 read as 04; so is a wrong 0, unless reading an operator as "-" gives
  *    it), or when the confidence after the look-alike
  *    penalty is below `minConfidence`, or when a 0 of the answer read as 6, 9 or 8 makes it right
@@ -225,6 +225,26 @@ function decimalPointMisread(p: Gradable): 'decimal_point_maybe_lost' | 'decimal
 }
 
 /**
+ * "12+0.6=18" for 1.2+0.6=1.8: in a problem with decimals, a point lost from a whole number of
+ * the question — and perhaps from the answer too — may make the answer right.
+ */
+function rightIfPointLost(a: Analysis, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  const end = text.indexOf('=');
+  if (end < 0 || !text.includes('.')) return false;
+  const answer = /^\d{2,}$/.test(text.slice(end + 1)) ? text.length - end - 1 : 0;
+  const withPoint = (t: string, at: number): string => t.slice(0, at) + '.' + t.slice(at);
+  for (const m of text.slice(0, end).matchAll(/(?<![\d.])\d{2,}(?![\d.])/g)) {
+    for (let k = 1; k < m[0].length; k++) {
+      const question = withPoint(text, (m.index as number) + k);
+      const readings = [question, ...Array.from({ length: Math.max(0, answer - 1) }, (_, j) => withPoint(question, question.length - answer + 1 + j))];
+      if (readings.some((t) => rightAs(t, 0, 0, '', opts))) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Whether a 0 in a longer answer read as a 6, 9 or 8 (a handwritten loop blurred shut) makes it
  * right. A lone 0 has its own rule (the child may have subtracted).
  */
@@ -345,6 +365,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (p.guesses.question.some((g) => g.from === '' && g.length === 0 && !opensBlank(g))) return result('uncertain', 'bracket_guessed');
   const confirmed = text === input.text ? (input.inkConfirmed ?? new Set<number>()) : new Set<number>();
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
+  if (rightIfPointLost(a, opts)) return result('uncertain', 'decimal_point_maybe_lost');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
   if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
   if (p.kind !== 'compare' && rightIfLost(a, opts, '×')) return result('uncertain', 'operator_may_be_lost');
