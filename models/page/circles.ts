@@ -44,13 +44,13 @@ export function findComparisonCircles(page: Mat, minR = 11, maxR = 26): Circle[]
 
 /**
  * The comparison circles (`sure`, see findComparisonCircles), and the rings that would be ones
- * but for more ink just inside or outside them than a thin ring has (`crowded`): a big sign
+ * but for more ink just inside them than a thin ring has (`crowded`): a big sign
  * written up to the ring ("58○36" on hard synthetic pages, 11 of the 16 circles missed on 120
  * pages) — or a digit's stroke (7 such digits on the same pages). Only the page's text can tell
  * them apart: a crowded ring is a circle where the recogniser read nothing between two numbers.
  */
 export function comparisonRings(page: Mat, minR = 11, maxR = 26): { sure: Circle[]; crowded: Circle[] } {
-  requireImage(page, 'findComparisonCircles');
+  requireImage(page, 'comparisonRings');
   const gray = page.channels === 1 ? page : page.bgrToGray();
   const ink = gray.adaptiveThreshold(255, cv.ADAPTIVE_THRESH_MEAN_C, cv.THRESH_BINARY_INV, 25, 7);
   const candidates = gray.gaussianBlur(new cv.Size(3, 3), 0).houghCircles(cv.HOUGH_GRADIENT, 1, 2 * minR, 100, 14, minR, maxR);

@@ -474,6 +474,11 @@ describe('weak characters handed to the grader', () => {
     const read = piece('58÷8=6.10', []);
     const chars = read.chars.map((c, i) => (i === 6 ? { text: '……', confidence: INK_GUESSED, x0: c.x0, x1: c.x1 } : c));
     expect(weakCharsOf({ ...read, text: '58÷8=6……10', chars, minCharConfidence: INK_GUESSED })).toEqual([{ at: 6 }]);
+    // A weak digit after the dots is found at its own place in the text, two on for the dots:
+    // 54÷14=3……12 read with its last digit weak, "3……11", is read again as "3……12".
+    const after = piece('54÷14=3.11', [[9, 0.4, '2']]);
+    const dotted = after.chars.map((c, i) => (i === 7 ? { text: '……', confidence: INK_GUESSED, x0: c.x0, x1: c.x1 } : c));
+    expect(weakCharsOf({ ...after, text: '54÷14=3……11', chars: dotted, minCharConfidence: INK_GUESSED })).toEqual([{ at: 7 }, { at: 10, runnerUp: '2' }]);
   });
 
   it('gives none when the doubt is elsewhere: a character the ink guessed, or a confidence lowered for the whole piece', () => {

@@ -136,7 +136,7 @@ export class HomeworkChecker {
    * Bare paper where the answer goes makes an empty reading a blank.
    */
   private gradeWithSigns(page: Mat, piece: PageItem): GradeResult {
-    const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece.text, n.at, n.read) ?? -1] : [])));
+    const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece, n.at, n.read) ?? -1] : [])));
     // Where the answer goes is bare paper: between an empty fill-in bracket's halves, or in the
     // slot after the "=" (looked at by readMissingAnswers).
     const blankSeen = piece.bracketGap ? bareBetween(page, piece.box, piece.bracketGap) : piece.bareSlot === true;
@@ -151,12 +151,14 @@ export class HomeworkChecker {
    * The problem graded with the first other reading its ink supports (a + without a crossing
    * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
    * the ink's reading, which counts as a guessed character instead: it can confirm a right
-   * answer, never condemn one. `settled`: the ink's sign is not read as its look-alikes.
+   * answer, never condemn one — except `settled`: a + the ink sees as ÷ is graded with the ÷ not
+   * read as its own look-alikes (see grade).
    */
   private alternateReading(piece: PageItem, settled = false): GradeResult | undefined {
     for (const n of piece.ink ?? []) {
-      const index = n.alt ? rawIndex(piece.text, n.at, n.read) : undefined;
+      const index = n.alt ? rawIndex(piece, n.at, n.read) : undefined;
       if (n.alt === undefined || index === undefined) continue;
+      if (settled && !(n.read === '+' && n.alt === '÷')) return undefined;
       const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
       return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...(settled ? { inkConfirmed: new Set([index]) } : {}) }, { minConfidence: this.opts.minConfidence });
     }
@@ -263,7 +265,7 @@ export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   const weak: WeakChar[] = [];
   for (const [k, c] of chars.entries()) {
     if (c.confidence >= DEFAULT_MIN_CHAR_CONFIDENCE || !isCounted(chars, k)) continue;
-    const at = rawIndex(piece.text, k, c.text);
+    const at = rawIndex(piece, k, c.text);
     const dots = c.text === '……';
     if (at === undefined || (!dots && (c.runnerUp === undefined || c.text.length !== 1))) return undefined;
     weak.push({ at, runnerUp: c.runnerUp });
@@ -271,12 +273,20 @@ export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   return weak;
 }
 
-/** Where in `text` its at-th non-space character is, if that character is still `read`. */
-function rawIndex(text: string, at: number, read: string): number | undefined {
-  let k = 0;
-  for (let i = 0; i < text.length; i++) {
-    if ((text[i] as string).trim() === '') continue;
-    if (k++ === at) return text.startsWith(read, i) ? i : undefined;
+/**
+ * Where in the piece's text its k-th character stands, if the text still reads it as `read`
+ * (characters may be longer than one: a remainder's "……"); spaces in the text are skipped.
+ */
+function rawIndex(piece: Piece, k: number, read: string): number | undefined {
+  const chars = piece.chars ?? [];
+  const text = piece.text;
+  let i = 0;
+  for (let j = 0; j <= k; j++) {
+    while (i < text.length && (text[i] as string).trim() === '') i++;
+    const c = j === k ? read : chars[j]?.text;
+    if (c === undefined || !text.startsWith(c, i)) return undefined;
+    if (j === k) return i;
+    i += c.length;
   }
   return undefined;
 }

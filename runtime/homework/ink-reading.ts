@@ -147,8 +147,8 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
 }
 
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
-const OPENING = /^[(（[{]$/;
-const CLOSING = /^[)）\]}]$/;
+const OPENING = /^[(（[{［｛]$/;
+const CLOSING = /^[)）\]}］｝]$/;
 
 /** The classifier's probability from which a dropped sign is put back (see droppedSigns). */
 const DROPPED_SIGN_AT = 0.9;
@@ -272,9 +272,9 @@ function readForEquals(page: Mat, line: OcrLine, c: Char): boolean {
 
 /**
  * The crowded rings (see comparisonRings) that are comparison circles: a ring where the
- * recogniser read nothing between two numbers of a line with no comparison or equals sign in it
- * ("58 36" for 58○36 with a big ">" written up to the ring). A digit's stroke taken for a ring
- * has the digit read over it.
+ * recogniser read nothing between two numbers (or their brackets) of a line with no comparison
+ * or equals sign in it ("58 36" for 58○36 with a big ">" written up to the ring). A digit's
+ * stroke taken for a ring has the digit read over it.
  */
 export function circlesInGaps(lines: OcrLine[], rings: Circle[]): Circle[] {
   return rings.filter((c) => {

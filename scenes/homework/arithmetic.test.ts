@@ -241,6 +241,8 @@ describe('gradeProblem: confidence and blanks', () => {
     expect(weak('58÷8=6……10', [{ at: 6 }])).toMatchObject({ verdict: 'incorrect', student_answer: '6……10' });
     expect(weak('7÷2=3……5', [{ at: 5 }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
     expect(weak('50÷2=2……5', [{ at: 6 }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    // With a weak digit after them: 54÷14=3……12 read as 3……11, the last 1's second choice a 2.
+    expect(weak('54÷14=3……11', [{ at: 7 }, { at: 10, runnerUp: '2' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
     // Below the floor, nothing written, or without the list: uncertain as before.
     expect(weak('50-12=48', [{ at: 5, runnerUp: '~' }], 0.29)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
     expect(weak('50-12=', [{ at: 2, runnerUp: '+' }])).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
