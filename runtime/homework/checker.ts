@@ -116,13 +116,7 @@ export class HomeworkChecker {
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
     const other = this.alternateReading(piece);
-    if (other && other.verdict !== 'incorrect') {
-      // Right only if the ink's sign is in turn a look-alike of a third one, which the sign read is
-      // never mistaken for ("36÷4=32" read as 36+4=32: right only as 36-4): wrong, as it would be
-      // without the ink.
-      const settled = other.verdict === 'uncertain' && other.reason === 'operator_may_be_misread' ? this.alternateReading(piece, true) : undefined;
-      return settled?.verdict === 'incorrect' ? settled : { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
-    }
+    if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
     if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
     return g;
@@ -151,16 +145,17 @@ export class HomeworkChecker {
    * The problem graded with the first other reading its ink supports (a + without a crossing
    * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
    * the ink's reading, which counts as a guessed character instead: it can confirm a right
-   * answer, never condemn one — except `settled`: a + the ink sees as ÷ is graded with the ÷ not
-   * read as its own look-alikes (see grade).
+   * answer, never condemn one. A + the ink reads as ÷ is graded with the ÷ not read as its own
+   * look-alike -, which the + read is never mistaken for ("36÷4=32" read as 36+4=32, right only
+   * as 36-4: wrong, as it would be without the ink); its look-alike × was graded with the + read.
    */
-  private alternateReading(piece: PageItem, settled = false): GradeResult | undefined {
+  private alternateReading(piece: PageItem): GradeResult | undefined {
     for (const n of piece.ink ?? []) {
       const index = n.alt ? rawIndex(piece, n.at, n.read) : undefined;
       if (n.alt === undefined || index === undefined) continue;
-      if (settled && !(n.read === '+' && n.alt === '÷')) return undefined;
       const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
-      return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...(settled ? { inkConfirmed: new Set([index]) } : {}) }, { minConfidence: this.opts.minConfidence });
+      const settled = n.read === '+' && n.alt === '÷' ? { inkConfirmed: new Set([index]) } : {};
+      return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...settled }, { minConfidence: this.opts.minConfidence });
     }
     return undefined;
   }
@@ -193,7 +188,7 @@ export class HomeworkChecker {
       // A remainder's digit is read cut to its own ink (see remainderDigit); when no mark stands
       // out, in the line's band, not in the taller box around the ink (a crop much taller than
       // the digit made the recogniser see only dots).
-      const digit = open.afterEquals ? undefined : remainderDigit(page, open.slot, p.box.h);
+      const digit = ink && !open.afterEquals ? remainderDigit(page, open.slot, p.box.h) : undefined;
       if (ink) inked.push({ p, slot: open.afterEquals ? ink : (digit?.box ?? lineBand(page, ink, p.box)), ...(open.dotsGuessed ? { dotsGuessed: true as const } : {}), dotsSeen: digit?.dotsSeen });
       else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }

@@ -7,7 +7,7 @@
 import type { Mat } from '../../models/cv.js';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { type Circle, equalsSigns, guessCircleSign, hasDotsAboveAndBelow, isBareBar, isDiagonalCross, isMidHeightDot, isPrintedMark, lacksCrossing, readCircleSign, signWindow } from '../../models/page/index.js';
-import type { OperatorShapes } from '../../models/page/operator-shape.js';
+import type { OperatorReading, OperatorShapes } from '../../models/page/operator-shape.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
 /** An OCR character with what its ink says: `sure` when it confirms the reading, `alt` another reading it supports. */
@@ -49,8 +49,7 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
   // is print in a line whose answer is in the pen's colour: then it is no child's mark, and an
   // equals-shaped printed mark where a sum's "=" goes is its "=" (read, though weakly: `PRINTED_EQUALS`).
   const equalsAt = (x0: number, x1: number): number => {
-    const window = shapes && signWindow(page, line.box, x0, x1);
-    const shape = window && shapes?.classify(window);
+    const shape = shapes && shapeAt(page, line, x0, x1, shapes);
     if (shape?.sign === '=' && shape.sure) return shape.p;
     return isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED;
   };
@@ -109,14 +108,19 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
  * when it sees an "=" (the equals rules above decide those).
  */
 function signByShape(page: Mat, line: OcrLine, c: Char, shapes: Pick<OperatorShapes, 'classify'>): Char | undefined {
-  const window = signWindow(page, line.box, c.x0, c.x1);
-  const shape = window && shapes.classify(window);
+  const shape = shapeAt(page, line, c.x0, c.x1, shapes);
   if (!shape || shape.sign === '=') return undefined;
   const read = c.text.replace(/[xX]/, '×');
   if (!shape.sure) return shape.sign !== read && shape.p >= SHAPE_ALT_AT ? { ...c, alt: shape.sign } : undefined;
   const sure = shape.sign !== '+' ? { sure: true as const } : {};
   if (shape.sign === read) return { ...c, text: shape.sign, confidence: Math.max(c.confidence, shape.p), ...sure };
   return { text: shape.sign, confidence: shape.p, x0: c.x0, x1: c.x1, ...sure };
+}
+
+/** What the operator-shape classifier says of the mark centred between x0 and x1 of a line. */
+function shapeAt(page: Mat, line: OcrLine, x0: number, x1: number, shapes: Pick<OperatorShapes, 'classify'>): OperatorReading | undefined {
+  const window = signWindow(page, line.box, x0, x1);
+  return window && shapes.classify(window);
 }
 
 /**
@@ -138,8 +142,7 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
     if (!((isDigit(prev) && OPENING.test(next.text)) || (CLOSING.test(prev.text) && isDigit(next)))) continue;
     // After an "=" comes the answer: a bracket there starts the next problem run into this line.
     if (chars.slice(0, i).some((c) => /^[=＝]$/.test(c.text))) break;
-    const window = signWindow(page, line.box, prev.x1, next.x0);
-    const shape = window && shapes.classify(window);
+    const shape = shapeAt(page, line, prev.x1, next.x0, shapes);
     if (!shape || shape.p < DROPPED_SIGN_AT) continue;
     found.set(i, { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 });
   }
