@@ -45,6 +45,17 @@ describe('comparison circles', () => {
     expect(comparisonRings(drawn('>'))).toMatchObject({ sure: [expect.anything()], crowded: [] });
   });
 
+  it('a faint ring found off its centre is a ring to be confirmed by a gap in the text; so is a handwritten 0 — never a sure circle', () => {
+    // Flattened-page crops of hard synthetic page 11805 ("33○70", a thin grey ring with a blue
+    // "<") and easy page 11848 ("-5=40", the 0 written in a handwriting font).
+    const fixture = (name: string): Mat => cv.imread(path.join(projectRoot(), 'test', 'fixtures', 'homework', name));
+    const faint = comparisonRings(fixture('faint-ring.png'));
+    expect(faint.sure).toEqual([]);
+    expect(faint.crowded).toHaveLength(1);
+    expect(faint.crowded[0]).toMatchObject({ x: expect.closeTo(75, -0.5), y: expect.closeTo(45, -0.5), r: expect.closeTo(15.5, -0.5) });
+    expect(comparisonRings(fixture('written-zero.png')).sure).toEqual([]);
+  });
+
   it("a ring much smaller than the page's other circles is a digit (a thin 0), not a circle", () => {
     const m = new cv.Mat(120, 440, cv.CV_8UC3, [255, 255, 255]);
     for (const x of [60, 160, 260]) m.drawCircle(new cv.Point2(x, 60), 19, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
