@@ -6,6 +6,7 @@ import { SIGN_WINDOW } from '../../models/page/signs.js';
 import { comparisonMisread, cutByEdge, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -135,8 +136,13 @@ describe('comparison signs read from their circles', () => {
     expect(dash?.text).toBe('51<76');
     expect(equals?.text).toBe('42○=76');
     expect(guessed?.text).toBe('3>4');
-    // A guessed sign is a doubtful character.
-    expect(guessed?.chars.find((c) => c.text === '>')?.confidence).toBeLessThan(0.5);
+    // A guessed sign is less sure than one read from its shape, but sure enough to condemn.
+    const guessedAt = guessed?.chars.find((c) => c.text === '>')?.confidence as number;
+    expect(guessedAt).toBe(DEFAULT_MIN_CHAR_CONFIDENCE);
+    expect(guessedAt).toBeLessThan(dash?.chars.find((c) => c.text === '<')?.confidence as number);
+    // An "=" guessed in its circle: the circle is no guess.
+    const [guessedEquals] = withCircleSigns([line('4276', 100, 150)], [{ x: 140, y: 165, r: 15, sign: '=', guessed: true }]);
+    expect(guessedEquals?.chars.map((c) => [c.text, c.confidence])).toEqual(expect.arrayContaining([['○', 0.9], ['=', DEFAULT_MIN_CHAR_CONFIDENCE]]));
   });
 });
 
