@@ -369,7 +369,8 @@ describe('marks OCR loses', () => {
   it.each([
     ['2.5-0.1=24', 'decimal_point_maybe_lost'],
     ['0.5+0.3=8', 'decimal_point_maybe_lost'],
-    ['0.1+0.1=02', 'decimal_point_maybe_lost'],
+    ['0.1+0.1=2', 'decimal_point_maybe_lost'], // 0.2 with its "0." lost
+    ['0.4+0.4=09', 'answer_misread'], // 0.9 for 0.8, but the 0 may be a digit misread
     ['0.2+0.9=1', 'decimal_point_maybe_lost'],
     ['12+0.6=18', 'decimal_point_maybe_lost'], // 1.2+0.6=1.8, the points of 1.2 and 1.8 lost
     ['12+0.6=1.8', 'decimal_point_maybe_lost'],
@@ -388,6 +389,12 @@ describe('marks OCR loses', () => {
     ['43+6=7', 'operator_may_be_misread'], // 43÷6=7……1 with the remainder lost
   ])('%s is uncertain (%s)', (text, reason) => {
     expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
+  });
+  it('an answer read with a leading zero in a problem with decimals has lost the point after it', () => {
+    expect(gradeProblem({ text: '0.1+0.2=03', confidence: 0.99 })).toMatchObject({ verdict: 'correct', reason: 'decimal_point_put_back', student_answer: '03' });
+    expect(gradeProblem({ text: '1.2-1.15=005', confidence: 0.99 })).toMatchObject({ verdict: 'correct', reason: 'decimal_point_put_back' });
+    // Only in a problem with decimals: "04" for 4×1 is a misread digit, and 0.4 no answer to it.
+    expect(gradeProblem({ text: '77-13=04', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'answer_misread' });
   });
   it('a decimal answer that is simply wrong stays wrong, so does an answer no lost operator explains, and a 0 that subtracting gives', () => {
     expect(gradeProblem({ text: '2.5-0.1=2.3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });

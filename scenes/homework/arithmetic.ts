@@ -32,7 +32,8 @@ import type { Rational } from './rational.js';
  *    `requireLowestTerms` turns that off), 0.5 = 1/2, 15÷5 = 3……0. A look-alike in the answer
  *    that reads as exactly the right value is still correct (with lower confidence) unless
  *    `strictLookalikeAnswers`: a misreading that lands on the right answer by chance is far less
- *    likely than the child having written it.
+ *    likely than the child having written it. In a problem with decimals, an answer read with a
+ *    leading zero is read with the point after it ("03" for 0.3): correct, 'decimal_point_put_back'.
  * 6. A different answer is uncertain when a look-alike was guessed in it, when another reading
  *    of a guessed operator in the question makes it right, when a missing bracket was put back
  *    ('bracket_guessed'), when a remainder may have been lost
@@ -225,6 +226,17 @@ function decimalPointMisread(p: Gradable): 'decimal_point_maybe_lost' | 'decimal
 }
 
 /**
+ * "0.1+0.2=03": nobody writes a leading zero, and in a problem with decimals the only number an
+ * answer can begin with "0" and a digit is "0." and that digit — its point is what the recogniser
+ * lost (a blurred handwritten point, 4 of the 14 lost points on 40 hard synthetic pages).
+ */
+function rightWithPointAfterZero(a: Analysis, p: Gradable, opts: GradeOptions): boolean {
+  const end = a.normalised.text.indexOf('=');
+  if (p.kind === 'compare' || end < 0 || !a.normalised.text.slice(0, end).includes('.') || !/^0\d/.test(withoutUnit(p.studentAnswer, p.unit))) return false;
+  return matchAnswer({ ...p, studentAnswer: p.studentAnswer.replace(/^0/, '0.') }, opts).ok;
+}
+
+/**
  * "12+0.6=18" for 1.2+0.6=1.8: in a problem with decimals, a point lost from a whole number of
  * the question — and perhaps from the answer too — may make the answer right.
  */
@@ -349,6 +361,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (!match.readable) return result('uncertain', match.reason);
   if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
   if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
+  if (rightWithPointAfterZero(a, p, opts)) return result('correct', 'decimal_point_put_back');
   const point = decimalPointMisread(p);
   if (point) return result('uncertain', point);
   // Nobody writes 64 as "04": a leading zero is a digit the recogniser misread.
