@@ -273,6 +273,18 @@ function inked(text: string, x: number, y: number, blur: number, penFrom = Infin
 }
 
 describe('an = the recogniser lost, found in the ink', () => {
+  it('read as a digit whose bars no shape measure finds ("6×9054"), it is put back where the classifier is sure of an "=" at one place only', () => {
+    const page = inked('6×9054', 10, 10, 1.5);
+    const read = line('6×9054', 10, 10);
+    // The classifier's answers in the order it is asked: the characters between digits after the operator, left to right, then the ×.
+    const answers = (...signs: OperatorSign[]) => ({ classify: () => ({ sign: signs.shift() ?? '×', p: 0.999, sure: true }) });
+    const fixed = readSignsFromInk(page, read, answers('=', '÷'));
+    expect(fixed.text).toBe('6×9=54');
+    expect(fixed.chars[3]).toMatchObject({ text: '=', confidence: 0.999 });
+    expect(readSignsFromInk(page, read, answers('=', '=')).text).toBe('6×9054');
+    expect(readSignsFromInk(page, read, { classify: () => ({ sign: '=', p: 0.98, sure: false }) }).text).toBe('6×9054');
+  });
+
   it.each([0, 1.5])('read as "-" ("8+9-7") it is put back where the ink has an = (blur %s), as a doubtful character', (blur) => {
     const fixed = readSignsFromInk(inked('8+9=7', 10, 10, blur), line('8+9-7', 10, 10));
     expect(fixed.text).toBe('8+9=7');

@@ -43,7 +43,7 @@ const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ te
  * point, are put back (see `remainderDots`, `droppedDots`, `minusReadAsPoint`).
  */
 export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): OcrLine {
-  const equals = lostEquals(page, line);
+  const equals = lostEquals(page, line, shapes);
   const shaky = line.chars.some((c) => c.text === '=' && c.confidence < INK_GUESSED) ? equalsSigns(page, line.box) : [];
   // An "=" the ink puts back or vouches for is a guess — unless the operator-shape classifier is
   // sure of it too (two measures of the ink agree: read, at the classifier's confidence), or it
@@ -55,7 +55,7 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     return isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED;
   };
   const chars = line.chars.map((c, i): Char => {
-    if (equals?.replace === i) return guessed(c, '=', equalsAt(equals.x0, equals.x1));
+    if (equals?.replace === i) return guessed(c, '=', equals.p ?? equalsAt(equals.x0, equals.x1));
     // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
     const mark = c.text === '=' && c.confidence < INK_GUESSED ? shaky.find((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1) : undefined;
     if (mark) return { ...c, confidence: equalsAt(mark.x0, mark.x1) };
@@ -228,8 +228,11 @@ function minusReadAsPoint(line: OcrLine, i: number): boolean {
 const OPERATOR = /^[+\-×÷xX]$/;
 const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
 
-/** Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`; x its ink's span. */
-type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number };
+/**
+ * Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`;
+ * x its ink's span; p the operator-shape classifier's probability when it found it there.
+ */
+type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number; p?: number };
 
 /**
  * The "=" of a sum the recogniser lost on a blurred page: read as 元, 年 or m (its two bars
@@ -237,9 +240,11 @@ type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: nu
  * (`readForEquals`), or dropped ("9+1019"). In a
  * line with an operator and no "=" or comparison, a look-alike between digits after the operator
  * is the "="; otherwise, after the operator, the one place where the ink has an equals-shaped
- * mark (`equalsSigns`) and the recogniser read a look-alike or nothing between two digits.
+ * mark (`equalsSigns`) and the recogniser read a look-alike or nothing between two digits; and
+ * where the ink shows no such mark, the one character between digits that the operator-shape
+ * classifier is sure is an "=" (on 40 hard pages, 4 such signs read as 0 or 一, all right).
  */
-function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
+function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): EqualsPlace | undefined {
   const chars = line.chars;
   if (chars.some((c) => /^[=＝<>○]$/.test(c.text))) return undefined;
   const firstOperator = chars.findIndex((c) => OPERATOR.test(c.text));
@@ -256,7 +261,16 @@ function lostEquals(page: Mat, line: OcrLine): EqualsPlace | undefined {
     if (next > firstOperator + 1 && (over < 0 || over === next - 1) && (chars[next - 1] as Char).x1 < mid && between(next, next)) return [{ insertBefore: next, ...sign }];
     return [];
   });
-  return places.length === 1 ? places[0] : undefined;
+  if (places.length === 1) return places[0];
+  if (places.length > 1 || !shapes) return undefined;
+  // Bars blurred too far for their shape to be measured ("6×9=54" read as "6×9054"): the one
+  // character between digits the operator-shape classifier is sure is an "=".
+  const shaped = chars.flatMap((c, i): EqualsPlace[] => {
+    if (!between(i)) return [];
+    const shape = shapeAt(page, line, c.x0, c.x1, shapes);
+    return shape?.sign === '=' && shape.sure ? [{ replace: i, x0: c.x0, x1: c.x1, p: shape.p }] : [];
+  });
+  return shaped.length === 1 ? shaped[0] : undefined;
 }
 
 /** What the recogniser reads for a blurred "=" (measured on the synthetic hard pages). */
