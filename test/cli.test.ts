@@ -247,6 +247,14 @@ describe('lamp grade-page --jsonl', () => {
     expect(wrong?.items.find((i) => i.question === '9÷2=')).toMatchObject({ student_answer: '4……2', verdict: 'incorrect', reason: 'remainder_too_large' });
   });
 
+  it('a lone handwritten digit the recogniser reads only beside its problem (2×2=4, 16÷4=4, 45÷5=9 on hard-11867)', () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('hard-11867.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    for (const [question, answer] of [['2×2=', '4'], ['16÷4=', '4'], ['45÷5=', '9']]) {
+      expect(page?.items.find((i) => i.question === question)).toMatchObject({ student_answer: answer, verdict: 'correct' });
+    }
+  });
+
   it('a ÷ read as + and seen as ÷ in the ink: wrong when it is wrong both ways (36÷4=32 on hard-11640; 32 is right only as 36-4, and a + is never a misread -)', () => {
     const r = runCli(['grade-page', '--jsonl', fixture('hard-11640.jpg')], { LAMP_DATA_DIR: tempDir() });
     const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });

@@ -180,7 +180,7 @@ export class HomeworkChecker {
     };
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
     // of paper is what the recogniser misses. A bare slot after "=" is noted: nothing is written.
-    const inked: { p: PageItem; slot: Box; dotsGuessed?: true; dotsSeen?: boolean }[] = [];
+    const inked: { p: PageItem; slot: Box; afterEquals: boolean; dotsGuessed?: true; dotsSeen?: boolean }[] = [];
     for (const p of pieces) {
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
@@ -189,15 +189,33 @@ export class HomeworkChecker {
       // out, in the line's band, not in the taller box around the ink (a crop much taller than
       // the digit made the recogniser see only dots).
       const digit = ink && !open.afterEquals ? remainderDigit(page, open.slot, p.box.h) : undefined;
-      if (ink) inked.push({ p, slot: open.afterEquals ? ink : (digit?.box ?? lineBand(page, ink, p.box)), ...(open.dotsGuessed ? { dotsGuessed: true as const } : {}), dotsSeen: digit?.dotsSeen });
+      if (ink) inked.push({ p, slot: open.afterEquals ? ink : (digit?.box ?? lineBand(page, ink, p.box)), afterEquals: open.afterEquals, ...(open.dotsGuessed ? { dotsGuessed: true as const } : {}), dotsSeen: digit?.dotsSeen });
       else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }
     if (inked.length === 0) return;
-    const read = await this.ocr.recognize(inked.map(({ slot: b }) => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h))));
-    inked.forEach(({ p, slot, dotsGuessed, dotsSeen }, i) => {
+    const crop = (b: Box): Mat => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h));
+    // The slot's characters on the page, spaces left out.
+    const onPage = (chars: Char[] | undefined, b: Box): Char[] => (chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + b.x, x1: c.x1 + b.x }));
+    const read = (await this.ocr.recognize(inked.map(({ slot }) => crop(slot)))).map((r, i) => r && { confidence: r.confidence, chars: onPage(r.chars, (inked[i] as (typeof inked)[number]).slot) });
+    // A lone digit cut out is often read as nothing at all, where the recogniser reads it in its
+    // problem ("2×2=4" on a hard synthetic page: nothing, or "." at 0.25, cut to the 4; "2x2=4"
+    // with the 4 at 0.77 in the problem's box): an unread answer after "=" is read once more with
+    // its problem, and what follows the last "=" is the answer.
+    const unread = inked.flatMap((it, i) => (it.afterEquals && !readAnswer(read[i]?.chars ?? [], read[i]?.confidence ?? 0) ? [i] : []));
+    if (unread.length > 0) {
+      const boxes = unread.map((i) => withProblem(page, inked[i] as (typeof inked)[number]));
+      const again = await this.ocr.recognize(boxes.map(crop));
+      unread.forEach((i, k) => {
+        const chars = onPage(again[k]?.chars, boxes[k] as Box);
+        const equals = chars.map((c) => c.text).lastIndexOf('=');
+        const answer = equals < 0 ? [] : chars.slice(equals + 1);
+        if (answer.length > 0) read[i] = { confidence: confidenceOf(answer).confidence, chars: answer };
+      });
+    }
+    inked.forEach(({ p, dotsGuessed, dotsSeen }, i) => {
       const r = read[i];
-      // The slot's characters on the page, the dots it begins with left out (the piece has its own).
-      const chars = (r?.chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + slot.x, x1: c.x1 + slot.x }));
+      const chars = r?.chars ?? [];
+      // The dots the slot begins with left out (the piece has its own).
       const first = chars.findIndex((c) => !/^[….·。]$/.test(c.text));
       const added = first < 0 ? [] : chars.slice(first);
       const answer = added.map((c) => c.text).join('');
@@ -211,10 +229,10 @@ export class HomeworkChecker {
         p.text = p.text.replace(/[.·。]?\s*$/, '……');
         const last = p.chars?.at(-1);
         const point = last && /^[.·。]$/.test(last.text) ? p.chars?.pop() : undefined;
-        p.chars?.push({ text: '……', confidence: Math.min(point?.confidence ?? 1, INK_GUESSED), x0: point?.x0 ?? last?.x1 ?? slot.x, x1: (added[0] as Char).x0 });
+        p.chars?.push({ text: '……', confidence: Math.min(point?.confidence ?? 1, INK_GUESSED), x0: point?.x0 ?? last?.x1 ?? (added[0] as Char).x0, x1: (added[0] as Char).x0 });
         p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
       }
-      if (!r || !/\d/.test(answer) || r.confidence < 0.5) {
+      if (!r || !readAnswer(added, r.confidence)) {
         // Something is written there that cannot be read: never call it blank.
         p.minCharConfidence = Math.min(p.minCharConfidence, UNREAD_SIGN_CONFIDENCE);
         return;
@@ -231,6 +249,17 @@ export class HomeworkChecker {
   async release(): Promise<void> {
     await this.ocr.release();
   }
+}
+
+/** Whether what a slot was read as is an answer: a digit, read at 0.5 or more. */
+function readAnswer(chars: Char[], confidence: number): boolean {
+  return chars.some((c) => /\d/.test(c.text)) && confidence >= 0.5;
+}
+
+/** An answer's slot with its problem: the piece's box and the slot's ink, padded by a third of the line's height. */
+function withProblem(page: Mat, { p, slot }: { p: PageItem; slot: Box }): Box {
+  const pad = Math.round(0.3 * p.box.h);
+  return padded(page, { x: 0, y: 0, w: page.cols, h: page.rows }, union(p.box, slot), pad, pad);
 }
 
 /** A piece's confidences with its at-th character guessed from the ink (a confidence lowered for the whole piece stays). */
