@@ -5,7 +5,7 @@ import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
 import { comparisonMisread, cutByEdge, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
-import { confidenceOf, joinFragments, lineRole, pageItems } from './page-items.js';
+import { confidenceOf, joinFragments, lineRole, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
@@ -30,6 +30,27 @@ describe('page items from OCR lines', () => {
     ['树上有38只小鸟，又飞来22只，现在一共有几只？', 'question'],
     ['kaixin', 'other'],
   ])('%s is %s', (text, role) => expect(lineRole(text)).toBe(role));
+
+  it('two problems run together without a space part at the one wide gap after the first answer', () => {
+    /** The parts' characters as one line read without spaces, each part `gap` px after the one before. */
+    const spaced = (parts: string[], gap: number): OcrLine => {
+      let x = 10;
+      const chars = parts.flatMap((part) => {
+        const own = line(part, x, 10).chars;
+        x += 20 * part.length + gap;
+        return own;
+      });
+      return { ...line(parts.join(''), 10, 10), chars, box: { x: 10, y: 10, w: x - gap - 10, h: 30 } };
+    };
+    const texts = (l: OcrLine) => piecesOf(l).map((p) => p.text.trim());
+    expect(texts(spaced(['(62)+27=90', '3+5=8'], 25))).toEqual(['(62)+27=90', '3+5=8']);
+    expect(texts(spaced(['21+(27)=47', '37+6×6=73'], 25))).toEqual(['21+(27)=47', '37+6×6=73']);
+    expect(texts(spaced(['(68)-21=47', '61>47'], 25))).toEqual(['(68)-21=47', '61>47']);
+    // Close together the line is as read (the grammar finds no one right place to cut it).
+    expect(texts(spaced(['(62)+27=90', '3+5=8'], 5))).toEqual(['(62)+27=903+5=8']);
+    // Two wide gaps — a remainder's digits with their dots lost ("17÷5=3  2  8+1=9") — are not cut.
+    expect(texts(spaced(['17÷5=3', '2', '8+1=9'], 25))).toEqual(['17÷5=328+1=9']);
+  });
 
   it('a problem cut from its answer by the detector is joined again; separate problems are not', () => {
     const joined = joinFragments([line('23+45=', 100, 50), line('68', 240, 52), line('7×8=56', 600, 50)]);
