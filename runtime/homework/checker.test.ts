@@ -289,6 +289,10 @@ function inked(text: string, x: number, y: number, blur: number, penFrom = Infin
       m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
       m.drawLine(p(cx, mid - 6), p(cx, mid + 6), ink, 2);
     }
+    if (ch === '÷') {
+      m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
+      for (const dy of [-6, 6]) m.drawCircle(p(cx, mid + dy), 2, ink, -1);
+    }
   });
   return blur > 0 ? m.gaussianBlur(new cv.Size(0, 0), blur) : m;
 }
@@ -592,6 +596,15 @@ describe('an operator whose shape the classifier is sure of', () => {
     const shapes = says('+', 0.999);
     expect(readSignsFromInk(wide, dropped(long, 10), shapes).text).toBe(long);
     expect(shapes.asked).toHaveLength(2); // the two printed +, not the gap
+  });
+
+  it('a ÷ seen in the ink (a bar with a dot above and below) is sure, unless the classifier leans to the + read: a blurred + has such "dots" too', () => {
+    const divide = inked('36÷4=9', 10, 10, 1);
+    expect(readSignsFromInk(divide, read('36+4=9'), says('÷', 0.9)).chars[2]).toMatchObject({ text: '÷', sure: true });
+    expect(readSignsFromInk(divide, read('36+4=9'), says('-', 0.5)).chars[2]).toMatchObject({ text: '÷', sure: true });
+    const plus = readSignsFromInk(divide, read('36+4=9'), says('+', 0.98)).chars[2];
+    expect(plus).toMatchObject({ text: '+', alt: '÷' });
+    expect(plus).not.toHaveProperty('sure');
   });
 
   it('leaves the sign to the other ink rules when the classifier is not sure or sees an "="', () => {

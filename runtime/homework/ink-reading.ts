@@ -35,7 +35,8 @@ const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ te
  * is sure of a sign, that sign is taken, and is sure (a + only taken: see `signByShape`): the
  * recogniser reads a ÷ whose dots blurred away as + or -, and a + whose upright faded as -.
  * Otherwise the shapes are measured: where the
- * ink has a bar with a dot above and below, it is ÷ (and sure). A - that is a bare bar is sure,
+ * ink has a bar with a dot above and below, it is ÷ (and sure; only another reading of a + the
+ * classifier leans to). A - that is a bare bar is sure,
  * and so is an x or × whose ink is a cross of diagonals. A + whose strokes do not cross keeps its
  * reading with ÷ as another one.
  * An "=" the recogniser lost is put back, or vouched for when it hardly believed it (see
@@ -64,14 +65,18 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     if (!/^[+\-÷x×X]$/.test(c.text)) return c;
     // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
     if ((c.text === '+' || c.text === '-') && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };
-    const shape = shapes ? signByShape(page, line, c, shapes) : undefined;
+    const look = shapes && shapeAt(page, line, c.x0, c.x1, shapes);
+    const shape = look ? signByShape(c, look) : undefined;
     if (shape?.sure) return shape;
     // A + the classifier is sure of is read as one, and measured like any other below.
     const read = shape && shape.alt === undefined ? shape : c;
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
     if (/^[x×X]$/.test(read.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) return { ...read, sure: true };
-    if (!/^[x×X]$/.test(read.text) && hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return { ...read, text: '÷', sure: true };
+    // "Dots" above and below a + the classifier leans to are the ends of its blurred upright
+    // ("70+30=100" read as ÷ from its ink on a hard synthetic page, the classifier at + 0.98):
+    // ÷ is then only another reading.
+    if (!/^[x×X]$/.test(read.text) && hasDotsAboveAndBelow(page, line.box, c.x0, c.x1)) return read.text === '+' && look?.sign === '+' && look.p >= SHAPE_ALT_AT ? { ...read, alt: '÷' } : { ...read, text: '÷', sure: true };
     if (read.text === '-' && isBareBar(page, line.box, c.x0, c.x1)) return { ...read, sure: true };
     if (shape?.alt) return shape;
     if (read.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...read, alt: '÷' };
@@ -108,9 +113,8 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
  * being sure: the reading stays, with that operator as another reading. Undefined otherwise, and
  * when it sees an "=" (the equals rules above decide those).
  */
-function signByShape(page: Mat, line: OcrLine, c: Char, shapes: Pick<OperatorShapes, 'classify'>): Char | undefined {
-  const shape = shapeAt(page, line, c.x0, c.x1, shapes);
-  if (!shape || shape.sign === '=') return undefined;
+function signByShape(c: Char, shape: OperatorReading): Char | undefined {
+  if (shape.sign === '=') return undefined;
   const read = c.text.replace(/[xX]/, '×');
   if (!shape.sure) return shape.sign !== read && shape.p >= SHAPE_ALT_AT ? { ...c, alt: shape.sign } : undefined;
   const sure = shape.sign !== '+' ? { sure: true as const } : {};
