@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { comparisonMisread, cutByEdge, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
+import { comparisonMisread, cutByEdge, digitLost, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
@@ -538,6 +538,18 @@ describe('the slot after an "="', () => {
     const page = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
     expect(cutByEdge(page, { x: 300, y: 10, w: 99, h: 40 })).toBe(true);
     expect(cutByEdge(page, { x: 250, y: 10, w: 100, h: 40 })).toBe(false);
+  });
+});
+
+describe('an answer read with fewer digits than its ink has', () => {
+  it('is a digit the recogniser dropped ("72-25=47" read as "72-25=7"): never wrong from that reading', () => {
+    const page = inked('72-25=47', 10, 10, 1);
+    const read = line('72-25=47', 10, 10);
+    const piece = { text: read.text, confidence: 0.97, minCharConfidence: 0.97, box: read.box, equalsX: 10 + 20 * 6, arithmetic: true };
+    expect(digitLost(page, piece, '7')).toBe(true);
+    expect(digitLost(page, piece, '47')).toBe(false);
+    // One digit written, one read.
+    expect(digitLost(inked('72-25=7', 10, 10, 1), { ...piece, text: '72-25=7' }, '7')).toBe(false);
   });
 });
 

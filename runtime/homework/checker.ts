@@ -119,6 +119,7 @@ export class HomeworkChecker {
     if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
     if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
+    if (g.kind === 'expression' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     return g;
   }
 
@@ -401,6 +402,23 @@ export function comparisonMisread(erased: Mat, piece: PageItem, g: GradeResult, 
 }
 
 const MAX_DIGIT_WIDTH = 0.85;
+
+/**
+ * Whether the ink after a problem's "=" holds more digit-sized marks than the answer read has
+ * digits: the recogniser dropped one ("72-25=47" read as "72-25=7", "31+12=43" as "=3": two of
+ * the three right answers marked wrong on unseen hard synthetic pages 11920–11959).
+ */
+export function digitLost(page: Mat, piece: PageItem, answer: string): boolean {
+  if (piece.equalsX === undefined || !/^\d+$/.test(answer)) return false;
+  const h = piece.box.h;
+  const x = Math.min(page.cols - 1, Math.round(piece.equalsX + 1));
+  const right = Math.min(page.cols, Math.round(piece.box.x + piece.box.w + 0.5 * h));
+  if (right - x < 2) return false;
+  const band = lineBand(page, { x, y: 0, w: right - x, h: 0 }, piece.box);
+  // Digit-sized marks only: not the ends of the equals sign's bars at the left edge, nor specks.
+  const digits = inkIn(page, band).marks.filter((m) => m.h >= 0.4 * h);
+  return digits.length > answer.length;
+}
 
 /** Whether the page between x0 and x1 of a line (its middle rows, the bracket strokes left out) is bare paper. */
 function bareBetween(page: Mat, line: Box, gap: { x0: number; x1: number }): boolean {
