@@ -260,6 +260,9 @@ describe('gradeProblem: confidence and blanks', () => {
     expect(grade('23+45=', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank', student_answer: '', correct_answer: '68' });
     expect(grade('23+45=', 0.85)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
     expect(grade('30+口=50', 0.95)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
+    // Something read after the "=" that is no answer (a blurred 1 read as "!") is not nothing, even beside bare paper.
+    expect(grade('2÷2=!', 0.95)).toMatchObject({ verdict: 'uncertain', reason: 'unreadable_answer' });
+    expect(gradeProblem({ text: '2÷2= ! ', confidence: 0.95, blankSeen: true })).toMatchObject({ verdict: 'uncertain', reason: 'unreadable_answer' });
   });
 
   it('bare paper seen where the answer goes makes a blank at the ordinary minimum; a fill-in bracket still needs the blank minimum', () => {
