@@ -53,7 +53,8 @@ describe('comparison circles', () => {
     expect(faint.sure).toEqual([]);
     expect(faint.crowded).toHaveLength(1);
     expect(faint.crowded[0]).toMatchObject({ x: expect.closeTo(75, -0.5), y: expect.closeTo(45, -0.5), r: expect.closeTo(15.5, -0.5) });
-    expect(comparisonRings(fixture('written-zero.png')).sure).toEqual([]);
+    // The 0 passes for a ring only with its centre moved: crowded, and after an "=" no gap confirms it (see circlesInGaps).
+    expect(comparisonRings(fixture('written-zero.png'))).toMatchObject({ sure: [], crowded: [{ x: expect.closeTo(87.5, 0), y: expect.closeTo(41.5, 0) }] });
   });
 
   it("a ring much smaller than the page's other circles is a digit (a thin 0), not a circle", () => {

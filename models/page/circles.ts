@@ -51,11 +51,12 @@ function onRing(ink: InkPixels, at: { x: number; y: number }, r0: number): { c: 
   return { c: { x: at.x, y: at.y, r: middle.reduce((a, b) => a + b, 0) / middle.length }, ring, sum: fractions.reduce((a, b) => a + b, 0) };
 }
 
-/** The ring with its centre moved too, by up to OFF pixels, to where the most sample points are ink. */
-function movedRing(ink: InkPixels, v: { x: number; y: number; z: number }): { c: Circle; ring: number } {
-  let best = onRing(ink, v, v.z);
+/** The ring `fitted` at a candidate, with its centre moved too, by up to OFF pixels, to where the most sample points are ink. */
+function movedRing(ink: InkPixels, v: { x: number; y: number; z: number }, fitted: ReturnType<typeof onRing>): { c: Circle; ring: number } {
+  let best = fitted;
   for (let dy = -OFF; dy <= OFF; dy++) {
     for (let dx = -OFF; dx <= OFF; dx++) {
+      if (dx === 0 && dy === 0) continue;
       const fit = onRing(ink, { x: v.x + dx, y: v.y + dy }, v.z);
       if (fit.ring > best.ring || (fit.ring === best.ring && fit.sum > best.sum)) best = fit;
     }
@@ -98,7 +99,7 @@ export function comparisonRings(page: Mat, minR = 11, maxR = 26): { sure: Circle
       // sample points fall beside it (4 of 9 comparisons lost on 40 hard synthetic pages). Moved
       // there, a digit's loop passes for a ring too (a 9's, a handwritten 0), so a ring found so
       // must be confirmed by a gap in the text, as a crowded one is.
-      const moved = movedRing(ink, v);
+      const moved = movedRing(ink, v, fitted);
       if (ringKind(ink, moved)) crowded.push(moved.c);
     }
   }
@@ -233,7 +234,7 @@ const BAND_GAP = 0.2;
  * 66 circles of synthetic medium and hard pages: every > at −0.26 or less, every < at 0.14 or
  * more (all but one 0.26 or more), every = between −0.05 and 0.05 and about as wide as tall
  * (spread across / spread up and down 0.89–1.12; 0.68–0.85 for < and >).
- * A guess, not a reading: the caller treats it as doubtful.
+ * A guess, not a reading: the caller takes it as less sure than a sign read from its shape.
  */
 export function guessCircleSign(page: Mat, c: Circle): '>' | '<' | '=' | undefined {
   const R = 0.68 * c.r;

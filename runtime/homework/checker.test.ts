@@ -48,8 +48,9 @@ describe('page items from OCR lines', () => {
     expect(texts(spaced(['(68)-21=47', '61>47'], 25))).toEqual(['(68)-21=47', '61>47']);
     // Close together the line is as read (the grammar finds no one right place to cut it).
     expect(texts(spaced(['(62)+27=90', '3+5=8'], 5))).toEqual(['(62)+27=903+5=8']);
-    // Two wide gaps — a remainder's digits with their dots lost ("17÷5=3  2  8+1=9") — are not cut.
+    // Two wide gaps, or one after a division's "=" — a remainder's digits with their dots lost — are not cut.
     expect(texts(spaced(['17÷5=3', '2', '8+1=9'], 25))).toEqual(['17÷5=328+1=9']);
+    expect(texts(spaced(['17÷5=3', '28+1=9'], 25))).toEqual(['17÷5=328+1=9']);
   });
 
   it('a problem cut from its answer by the detector is joined again; separate problems are not', () => {
@@ -298,14 +299,14 @@ function inked(text: string, x: number, y: number, blur: number, penFrom = Infin
 }
 
 describe('an = the recogniser lost, found in the ink', () => {
-  it('read as a digit whose bars no shape measure finds ("6×9054"), it is put back where the classifier is sure of an "=" at one place only', () => {
+  it('read as a digit whose bars no shape measure finds ("6×9054"), it is put back as a guess where the classifier is sure of an "=" at one place only', () => {
     const page = inked('6×9054', 10, 10, 1.5);
     const read = line('6×9054', 10, 10);
     // The classifier's answers in the order it is asked: the characters between digits after the operator, left to right, then the ×.
     const answers = (...signs: OperatorSign[]) => ({ classify: () => ({ sign: signs.shift() ?? '×', p: 0.999, sure: true }) });
     const fixed = readSignsFromInk(page, read, answers('=', '÷'));
     expect(fixed.text).toBe('6×9=54');
-    expect(fixed.chars[3]).toMatchObject({ text: '=', confidence: 0.999 });
+    expect(fixed.chars[3]).toMatchObject({ text: '=', confidence: INK_GUESSED });
     expect(readSignsFromInk(page, read, answers('=', '=')).text).toBe('6×9054');
     expect(readSignsFromInk(page, read, { classify: () => ({ sign: '=', p: 0.98, sure: false }) }).text).toBe('6×9054');
   });

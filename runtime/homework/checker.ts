@@ -107,19 +107,20 @@ export class HomeworkChecker {
 
   /**
    * Grades a problem, and before calling it wrong checks that the ink agrees with the reading:
-   * no + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
+   * no more digit-sized marks after the "=" than the answer read has digits (see digitLost), no
+   * + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
    * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
    */
   private grade(ink: PageInk, piece: PageItem): GradeResult {
     const g = this.gradeWithSigns(ink.page, piece);
     if (g.verdict !== 'incorrect') return g;
+    if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
     const other = this.alternateReading(piece);
     if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
     if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
-    if (g.kind === 'expression' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     return g;
   }
 
@@ -208,12 +209,13 @@ export class HomeworkChecker {
       const again = await this.ocr.recognize(boxes.map(crop));
       unread.forEach((i, k) => {
         const chars = onPage(again[k]?.chars, boxes[k] as Box);
-        const equals = chars.map((c) => c.text).lastIndexOf('=');
-        const answer = equals < 0 ? [] : chars.slice(equals + 1);
+        // Only what stands right of the piece's own "=" (the re-read may take a × for one).
+        const from = (inked[i] as (typeof inked)[number]).p.equalsX ?? Infinity;
+        const answer = chars.some((c) => /^[=＝]$/.test(c.text)) ? chars.filter((c) => (c.x0 + c.x1) / 2 > from && !/^[=＝]$/.test(c.text)) : [];
         if (answer.length > 0) read[i] = { confidence: confidenceOf(answer).confidence, chars: answer };
       });
     }
-    inked.forEach(({ p, dotsGuessed, dotsSeen }, i) => {
+    inked.forEach(({ p, slot, dotsGuessed, dotsSeen }, i) => {
       const r = read[i];
       const chars = r?.chars ?? [];
       // The dots the slot begins with left out (the piece has its own).
@@ -230,7 +232,7 @@ export class HomeworkChecker {
         p.text = p.text.replace(/[.·。]?\s*$/, '……');
         const last = p.chars?.at(-1);
         const point = last && /^[.·。]$/.test(last.text) ? p.chars?.pop() : undefined;
-        p.chars?.push({ text: '……', confidence: Math.min(point?.confidence ?? 1, INK_GUESSED), x0: point?.x0 ?? last?.x1 ?? (added[0] as Char).x0, x1: (added[0] as Char).x0 });
+        p.chars?.push({ text: '……', confidence: Math.min(point?.confidence ?? 1, INK_GUESSED), x0: point?.x0 ?? last?.x1 ?? slot.x, x1: (added[0] as Char).x0 });
         p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
       }
       if (!r || !readAnswer(added, r.confidence)) {
@@ -257,10 +259,14 @@ function readAnswer(chars: Char[], confidence: number): boolean {
   return chars.some((c) => /\d/.test(c.text)) && confidence >= 0.5;
 }
 
-/** An answer's slot with its problem: the piece's box and the slot's ink, padded by a third of the line's height. */
+/** An answer's slot with its problem: the piece's box and the slot's ink, padded by 0.3 of the line's height. */
 function withProblem(page: Mat, { p, slot }: { p: PageItem; slot: Box }): Box {
   const pad = Math.round(0.3 * p.box.h);
-  return padded(page, { x: 0, y: 0, w: page.cols, h: page.rows }, union(p.box, slot), pad, pad);
+  const b = padded(page, { x: 0, y: 0, w: page.cols, h: page.rows }, union(p.box, slot), pad, pad);
+  // Character positions are fractional: whole pixels, inside the page.
+  const x = Math.floor(b.x);
+  const y = Math.floor(b.y);
+  return { x, y, w: Math.min(page.cols - x, Math.ceil(b.x + b.w) - x), h: Math.min(page.rows - y, Math.ceil(b.y + b.h) - y) };
 }
 
 /** A piece's confidences with its at-th character guessed from the ink (a confidence lowered for the whole piece stays). */

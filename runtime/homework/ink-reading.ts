@@ -56,7 +56,7 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     return isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED;
   };
   const chars = line.chars.map((c, i): Char => {
-    if (equals?.replace === i) return guessed(c, '=', equals.p ?? equalsAt(equals.x0, equals.x1));
+    if (equals?.replace === i) return guessed(c, '=', equals.confidence ?? equalsAt(equals.x0, equals.x1));
     // An "=" the recogniser hardly believed in, where the ink has an equals-shaped mark.
     const mark = c.text === '=' && c.confidence < INK_GUESSED ? shaky.find((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1) : undefined;
     if (mark) return { ...c, confidence: equalsAt(mark.x0, mark.x1) };
@@ -234,9 +234,9 @@ const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test
 
 /**
  * Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`;
- * x its ink's span; p the operator-shape classifier's probability when it found it there.
+ * x its ink's span; `confidence` when it is set by how the place was found (else see equalsAt).
  */
-type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number; p?: number };
+type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number; confidence?: number };
 
 /**
  * The "=" of a sum the recogniser lost on a blurred page: read as 元, 年 or m (its two bars
@@ -268,11 +268,12 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
   if (places.length === 1) return places[0];
   if (places.length > 1 || !shapes) return undefined;
   // Bars blurred too far for their shape to be measured ("6×9=54" read as "6×9054"): the one
-  // character between digits the operator-shape classifier is sure is an "=".
+  // character between digits the operator-shape classifier is sure is an "=" — a guess, as the
+  // classifier is then the only measure of the ink (and the character may be a digit).
   const shaped = chars.flatMap((c, i): EqualsPlace[] => {
     if (!between(i)) return [];
     const shape = shapeAt(page, line, c.x0, c.x1, shapes);
-    return shape?.sign === '=' && shape.sure ? [{ replace: i, x0: c.x0, x1: c.x1, p: shape.p }] : [];
+    return shape?.sign === '=' && shape.sure ? [{ replace: i, x0: c.x0, x1: c.x1, confidence: INK_GUESSED }] : [];
   });
   return shaped.length === 1 ? shaped[0] : undefined;
 }

@@ -113,15 +113,17 @@ export function isCounted(chars: Char[], i: number): boolean {
  * and the operator or relation after it stand the answer and the next problem's first number;
  * when one gap between them is at least SPLIT_GAP line heights and every other under half that
  * (answer digits stand close), the problems part there. On 40 hard synthetic pages, such gaps
- * measured 0.77–0.9 line heights, and answer digits 0–0.2. Two wide gaps (a remainder's digits
- * with their dots lost: "3  2 8+1=9") leave the line as it was: the grammar decides.
+ * measured 0.77–0.9 line heights, and answer digits 0–0.2. Two wide gaps, or a division before
+ * the relation (a remainder's digits with their dots lost: "17÷5=3  2 8+1=9"), leave the line as
+ * it was: the grammar decides.
  */
 export function spacedAtGap(line: OcrLine): string {
-  const chars = line.chars.filter((c) => c.text.trim() !== '');
+  const chars: Char[] = line.chars.filter((c) => c.text.trim() !== '');
   if (chars.filter((c) => RELATION.test(c.text)).length < 2) return line.text;
   const cuts = new Set<number>();
   chars.forEach((c, r) => {
-    if (!RELATION.test(c.text)) return;
+    // After a division's "=" a remainder's digits may stand apart, its dots lost ("17÷5=3  28+1=9").
+    if (!RELATION.test(c.text) || chars.slice(0, r).some((d) => d.text === '÷' || d.alt === '÷')) return;
     const end = chars.findIndex((d, i) => i > r && (RELATION.test(d.text) || /^[+\-×÷xX*]$/.test(d.text)));
     if (end < 0) return;
     const gaps = chars.slice(r + 2, end).map((d, k) => ({ at: r + 2 + k, gap: d.x0 - (chars[r + 1 + k] as Char).x1 }));
@@ -129,14 +131,14 @@ export function spacedAtGap(line: OcrLine): string {
     if (widest && widest.gap >= SPLIT_GAP * line.box.h && gaps.every((g) => g === widest || g.gap < (SPLIT_GAP / 2) * line.box.h)) cuts.add(widest.at);
   });
   if (cuts.size === 0) return line.text;
-  // The characters found in the text in order (one may be longer than a letter: "……").
+  // The text is its characters with spaces between them (one may be longer than a letter: "……").
   let text = '';
   let i = 0;
   for (const [k, c] of chars.entries()) {
-    const at = line.text.indexOf(c.text, i);
-    if (at < 0) return line.text;
-    text += line.text.slice(i, at) + (cuts.has(k) ? '  ' : '') + c.text;
-    i = at + c.text.length;
+    while (i < line.text.length && (line.text[i] as string).trim() === '') text += line.text[i++];
+    if (!line.text.startsWith(c.text, i)) return line.text;
+    text += (cuts.has(k) ? '  ' : '') + c.text;
+    i += c.text.length;
   }
   return text + line.text.slice(i);
 }
