@@ -202,7 +202,7 @@ export class HomeworkChecker {
     // A lone digit cut out is often read as nothing at all, where the recogniser reads it in its
     // problem ("2×2=4" on a hard synthetic page: nothing, or "." at 0.25, cut to the 4; "2x2=4"
     // with the 4 at 0.77 in the problem's box): an unread answer after "=" is read once more with
-    // its problem, and what follows the last "=" is the answer.
+    // its problem, and what stands right of the piece's own "=" is the answer.
     const unread = inked.flatMap((it, i) => (it.afterEquals && !readAnswer(read[i]?.chars ?? [], read[i]?.confidence ?? 0) ? [i] : []));
     if (unread.length > 0) {
       const boxes = unread.map((i) => withProblem(page, inked[i] as (typeof inked)[number]));
