@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { comparisonMisread, cutByEdge, digitLost, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
@@ -531,6 +531,29 @@ describe('weak characters handed to the grader', () => {
     expect(weakCharsOf(piece('79-13=66', [[2, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('57+4=51', [[4, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('50-12=48', [[5, 0.35, '~']], 0.2))).toBeUndefined();
+  });
+});
+
+describe('a + the ink reads as ÷', () => {
+  /** A piece read as `text` with its remainder's dots guessed from the ink at `dotsAt`, the + at 2 without a crossing. */
+  function dotted(text: string, dotsAt: number) {
+    const chars = [...text.replace('……', '.')].map((t, i) => (i === dotsAt ? { text: '……', confidence: INK_GUESSED, x0: 20 * i, x1: 20 * i + 20 } : { text: t, confidence: 0.97, runnerUp: '1', x0: 20 * i, x1: 20 * i + 20 }));
+    return { text, confidence: 0.9, minCharConfidence: INK_GUESSED, box: { x: 0, y: 0, w: 20 * chars.length, h: 30 }, chars, ink: [{ at: 2, read: '+', alt: '÷' }], arithmetic: true };
+  }
+
+  it('with a remainder after it, is a division: wrong when wrong however the sign and the doubtful dots are read', () => {
+    expect(gradeWithSigns(dotted('13+2=6……2', 6), false)).toMatchObject({ question: '13÷2=', verdict: 'incorrect', correct_answer: '6……1' });
+    expect(gradeWithSigns(dotted('13+2=6……1', 6), false)).toMatchObject({ question: '13÷2=', verdict: 'correct' });
+    // Dots the ink put between the digits of a right sum ("16+3=19"): the + read, dots left out, is right.
+    expect(gradeWithSigns(dotted('16+3=1……9', 6), false)).toMatchObject({ verdict: 'uncertain' });
+  });
+
+  it('is wrong only if wrong as any operator when its weak characters are read every way', () => {
+    const read = dotted('36+4=32', -1);
+    const weak = { ...read, chars: read.chars.map((c, i) => (i === 5 ? { ...c, confidence: 0.45, runnerUp: '8' } : c)), minCharConfidence: 0.45 };
+    // Right as 36-4: the child may have subtracted, the lamp may have misread.
+    expect(alternateReading(weak)).toMatchObject({ verdict: 'uncertain' });
+    expect(alternateReading({ ...weak, text: '36+4=31', chars: weak.chars.map((c, i) => (i === 6 ? { ...c, text: '1' } : c)) })).toMatchObject({ question: '36÷4=', verdict: 'incorrect' });
   });
 });
 

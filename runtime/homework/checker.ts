@@ -3,7 +3,7 @@ import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, comparisonRings, eraseComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
-import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
@@ -112,54 +112,20 @@ export class HomeworkChecker {
    * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
    */
   private grade(ink: PageInk, piece: PageItem): GradeResult {
-    const g = this.gradeWithSigns(ink.page, piece);
+    // Where the answer goes is bare paper: between an empty fill-in bracket's halves, or in the
+    // slot after the "=" (looked at by readMissingAnswers).
+    const blankSeen = piece.bracketGap ? bareBetween(ink.page, piece.box, piece.bracketGap) : piece.bareSlot === true;
+    const opts = { minConfidence: this.opts.minConfidence };
+    const g = gradeWithSigns(piece, blankSeen, opts);
     if (g.verdict !== 'incorrect') return g;
     if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
-    const other = this.alternateReading(piece);
+    const other = alternateReading(piece, opts);
     if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
     if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
     return g;
-  }
-
-  /**
-   * Grades a problem with what the ink says about its operators. An operator whose ink is
-   * unmistakable (a ÷ with both dots, a bare -) is not taken for its look-alike. When the answer
-   * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
-   * + has no crossing, the ink decides: correct. Only a right answer is ever concluded this way.
-   * Bare paper where the answer goes makes an empty reading a blank.
-   */
-  private gradeWithSigns(page: Mat, piece: PageItem): GradeResult {
-    const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece, n.at, n.read) ?? -1] : [])));
-    // Where the answer goes is bare paper: between an empty fill-in bracket's halves, or in the
-    // slot after the "=" (looked at by readMissingAnswers).
-    const blankSeen = piece.bracketGap ? bareBetween(page, piece.box, piece.bracketGap) : piece.bareSlot === true;
-    const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, weakChars: weakCharsOf(piece) };
-    const g = gradeProblem(input, { minConfidence: this.opts.minConfidence });
-    if (g.verdict !== 'uncertain') return g;
-    const other = this.alternateReading(piece);
-    return other?.verdict === 'correct' ? { ...other, reason: 'sign_read_from_ink' } : g;
-  }
-
-  /**
-   * The problem graded with the first other reading its ink supports (a + without a crossing
-   * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
-   * the ink's reading, which counts as a guessed character instead: it can confirm a right
-   * answer, never condemn one. A + the ink reads as ÷ is graded with the ÷ not read as its own
-   * look-alike -, which the + read is never mistaken for ("36÷4=32" read as 36+4=32, right only
-   * as 36-4: wrong, as it would be without the ink); its look-alike × was graded with the + read.
-   */
-  private alternateReading(piece: PageItem): GradeResult | undefined {
-    for (const n of piece.ink ?? []) {
-      const index = n.alt ? rawIndex(piece, n.at, n.read) : undefined;
-      if (n.alt === undefined || index === undefined) continue;
-      const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
-      const settled = n.read === '+' && n.alt === '÷' ? { inkConfirmed: new Set([index]) } : {};
-      return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...settled }, { minConfidence: this.opts.minConfidence });
-    }
-    return undefined;
   }
 
   /**
@@ -252,6 +218,48 @@ export class HomeworkChecker {
   async release(): Promise<void> {
     await this.ocr.release();
   }
+}
+
+/**
+ * Grades a problem with what the ink says about its operators. An operator whose ink is
+ * unmistakable (a ÷ with both dots, a bare -) is not taken for its look-alike. When the answer
+ * is right only if a printed + is ÷ (the recogniser's usual mistake on a blurred page) and that
+ * + has no crossing, the ink decides: correct. A wrong answer is concluded this way only for a
+ * remainder after a + or - ("13+2=6……2": only a division has one) that is wrong however its sign
+ * and doubtful characters are read. Bare paper seen where the answer goes (`blankSeen`) makes an
+ * empty reading a blank.
+ */
+export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeOptions = {}): GradeResult {
+  const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece, n.at, n.read) ?? -1] : [])));
+  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, weakChars: weakCharsOf(piece) };
+  const g = gradeProblem(input, opts);
+  if (g.verdict !== 'uncertain') return g;
+  const other = alternateReading(piece, opts);
+  if (other?.verdict === 'correct') return { ...other, reason: 'sign_read_from_ink' };
+  return other?.verdict === 'incorrect' && g.kind === 'remainder' ? other : g;
+}
+
+/**
+ * The problem graded with the first other reading its ink supports (a + without a crossing
+ * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
+ * the ink's reading, which counts as a guessed character instead: it can confirm a right
+ * answer, and condemn one only when the answer is wrong as any operator there (and however the
+ * piece's other weak characters are read). A + the ink reads as ÷ is graded with the ÷ not read as its own
+ * look-alike -, which the + read is never mistaken for ("36÷4=32" read as 36+4=32, right only
+ * as 36-4: wrong, as it would be without the ink); its look-alike × was graded with the + read.
+ */
+export function alternateReading(piece: PageItem, opts: GradeOptions = {}): GradeResult | undefined {
+  for (const n of piece.ink ?? []) {
+    const index = n.alt ? rawIndex(piece, n.at, n.read) : undefined;
+    if (n.alt === undefined || index === undefined) continue;
+    const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
+    const settled = n.read === '+' && n.alt === '÷' ? { inkConfirmed: new Set([index]) } : {};
+    // The piece's weak characters stand where they stood when the other reading is as long.
+    const weak = n.alt.length === n.read.length ? weakCharsOf(piece) : undefined;
+    const weakChars = weak && [...weak.filter((w) => w.at !== index), { at: index }];
+    return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...settled, weakChars }, opts);
+  }
+  return undefined;
 }
 
 /** Whether what a slot was read as is an answer: a digit, read at 0.5 or more. */
