@@ -3,8 +3,8 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, remainderDigit, unevenDivision, weakCharsOf } from './checker.js';
-import { circlesInGaps, doubtedLines, INK_GUESSED, PRINTED_EQUALS, readSignsFromInk, withCircleSigns } from './ink-reading.js';
+import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
+import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
@@ -290,6 +290,7 @@ function inked(text: string, x: number, y: number, blur: number, penFrom = Infin
       m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
       m.drawLine(p(cx, mid - 6), p(cx, mid + 6), ink, 2);
     }
+    if (ch === '×') for (const d of [-6, 6]) m.drawLine(p(cx - 6, mid - d), p(cx + 6, mid + d), ink, 2);
     if (ch === '÷') {
       m.drawLine(p(cx - 6, mid), p(cx + 6, mid), ink, 2);
       for (const dy of [-6, 6]) m.drawCircle(p(cx, mid + dy), 2, ink, -1);
@@ -362,9 +363,9 @@ describe('an = the recogniser lost, found in the ink', () => {
       l.chars[at] = { ...(l.chars[at] as OcrLine['chars'][number]), confidence: 0.2 };
       return l;
     };
-    // Blue answer, printed "=": read (PRINTED_EQUALS), so a wrong answer can be called wrong.
-    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 6), shaky('45+10=65')).chars[5]?.confidence).toBe(PRINTED_EQUALS);
-    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 6), line('45+10m65', 10, 10)).chars[5]).toMatchObject({ text: '=', confidence: PRINTED_EQUALS });
+    // Blue answer, printed "=": read (INK_VOUCHED), so a wrong answer can be called wrong.
+    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 6), shaky('45+10=65')).chars[5]?.confidence).toBe(INK_VOUCHED);
+    expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 6), line('45+10m65', 10, 10)).chars[5]).toMatchObject({ text: '=', confidence: INK_VOUCHED });
     // A pencil answer tells print from pen by nothing: doubtful, as is an "=" in the pen's blue.
     expect(readSignsFromInk(inked('45+10=65', 10, 10, 1), shaky('45+10=65')).chars[5]?.confidence).toBe(INK_GUESSED);
     expect(readSignsFromInk(inked('45+10=65', 10, 10, 1, 5), shaky('45+10=65')).chars[5]?.confidence).toBe(INK_GUESSED);
@@ -378,6 +379,28 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(vouched.minCharConfidence).toBeLessThan(0.5);
     // Where the ink has no "=", the doubt stays.
     expect(readSignsFromInk(inked('28+4-7', 10, 10, 1), { ...read, minCharConfidence: 0.25 }).minCharConfidence).toBe(0.25);
+  });
+});
+
+describe('a × whose ink is a cross of diagonals', () => {
+  const weak = (text: string, runnerUp: string): OcrLine => {
+    const read = line(text, 10, 10);
+    read.chars[1] = { ...(read.chars[1] as OcrLine['chars'][number]), confidence: 0.3, runnerUp };
+    return { ...read, minCharConfidence: 0.3 };
+  };
+
+  it('is sure, and vouched for when the recogniser doubted only how it is written (× or x)', () => {
+    const page = inked('2×8=17', 10, 10, 1);
+    const vouched = readSignsFromInk(page, weak('2×8=17', 'x'));
+    expect(vouched.chars[1]).toMatchObject({ text: '×', confidence: INK_VOUCHED, sure: true });
+    expect(vouched.minCharConfidence).toBe(INK_VOUCHED);
+    expect(readSignsFromInk(page, weak('2x8=17', '×')).chars[1]).toMatchObject({ confidence: INK_VOUCHED, sure: true });
+    // Its doubt was another operator: a blurred + fills the corners of its box too.
+    expect(readSignsFromInk(page, weak('2×8=17', '+')).chars[1]).toMatchObject({ confidence: 0.3, sure: true });
+    // A + in the ink is no cross of diagonals.
+    const plus = readSignsFromInk(inked('2+8=17', 10, 10, 1), weak('2×8=17', 'x')).chars[1];
+    expect(plus).toMatchObject({ confidence: 0.3 });
+    expect(plus).not.toHaveProperty('sure');
   });
 });
 
@@ -554,6 +577,25 @@ describe('a + the ink reads as ÷', () => {
     // Right as 36-4: the child may have subtracted, the lamp may have misread.
     expect(alternateReading(weak)).toMatchObject({ verdict: 'uncertain' });
     expect(alternateReading({ ...weak, text: '36+4=31', chars: weak.chars.map((c, i) => (i === 6 ? { ...c, text: '1' } : c)) })).toMatchObject({ question: '36÷4=', verdict: 'incorrect' });
+  });
+});
+
+describe('a wrong answer one second choice away from a right one', () => {
+  function read(text: string, at: number, confidence: number, runnerUp: string) {
+    const chars = [...text].map((t, i) => ({ text: t, confidence: i === at ? confidence : 0.99, runnerUp: i === at ? runnerUp : '#', x0: 20 * i, x1: 20 * i + 20 }));
+    return { text, confidence: 0.95, minCharConfidence: confidence, box: { x: 0, y: 0, w: 20 * chars.length, h: 30 }, chars };
+  }
+
+  it('may be misread when that digit was doubted ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second)', () => {
+    expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.78, '6'))).toBe(true);
+    // In the question too: "4+7×8" read as "4+7×6".
+    expect(rightAsSecondChoice(read('4+7×6=60', 4, 0.8, '8'))).toBe(true);
+  });
+
+  it('is wrong when the digit was read surely, its second choice is no digit, or the second choice is wrong too', () => {
+    expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.95, '6'))).toBe(false);
+    expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.78, 'S'))).toBe(false);
+    expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.78, '3'))).toBe(false);
   });
 });
 

@@ -108,6 +108,7 @@ export class HomeworkChecker {
   /**
    * Grades a problem, and before calling it wrong checks that the ink agrees with the reading:
    * no more digit-sized marks after the "=" than the answer read has digits (see digitLost), no
+   * doubted digit whose second choice makes the answer right (see rightAsSecondChoice), no
    * + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
    * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
    */
@@ -119,6 +120,7 @@ export class HomeworkChecker {
     const g = gradeWithSigns(piece, blankSeen, opts);
     if (g.verdict !== 'incorrect') return g;
     if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
+    if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
     const other = alternateReading(piece, opts);
@@ -260,6 +262,24 @@ export function alternateReading(piece: PageItem, opts: GradeOptions = {}): Grad
     return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...settled, weakChars }, opts);
   }
   return undefined;
+}
+
+/** Below this a digit's reading is doubted when its second choice would make the answer right. */
+const SECOND_CHOICE_DOUBT = 0.9;
+
+/**
+ * Whether a digit read below `SECOND_CHOICE_DOUBT` makes the answer right as the recogniser's
+ * second choice ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second, on a hard synthetic page):
+ * a wrong answer that close to a right one may be the lamp's misreading.
+ */
+export function rightAsSecondChoice(piece: Piece, opts: GradeOptions = {}): boolean {
+  return (piece.chars ?? []).some((c, k) => {
+    if (c.confidence >= SECOND_CHOICE_DOUBT || !/^\d$/.test(c.text) || !/^\d$/.test(c.runnerUp ?? '')) return false;
+    const at = rawIndex(piece, k, c.text);
+    if (at === undefined) return false;
+    const text = piece.text.slice(0, at) + (c.runnerUp as string) + piece.text.slice(at + 1);
+    return gradeProblem({ text, confidence: 1, minCharConfidence: 1 }, opts).verdict === 'correct';
+  });
 }
 
 /** Whether what a slot was read as is an answer: a digit, read at 0.5 or more. */

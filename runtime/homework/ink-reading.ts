@@ -21,8 +21,11 @@ export type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
  */
 export const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
 
-/** A printed "=" the ink vouched for: just what the grader needs to call a problem wrong, and no more. */
-export const PRINTED_EQUALS = DEFAULT_MIN_CHAR_CONFIDENCE;
+/**
+ * A character the ink vouched for (a printed "=", a × whose ink is a cross of diagonals): just
+ * what the grader needs to call a problem wrong, and no more.
+ */
+export const INK_VOUCHED = DEFAULT_MIN_CHAR_CONFIDENCE;
 
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 export const UNREAD_SIGN_CONFIDENCE = 0.2;
@@ -49,11 +52,11 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
   // An "=" the ink puts back or vouches for is a guess — unless the operator-shape classifier is
   // sure of it too (two measures of the ink agree: read, at the classifier's confidence), or it
   // is print in a line whose answer is in the pen's colour: then it is no child's mark, and an
-  // equals-shaped printed mark where a sum's "=" goes is its "=" (read, though weakly: `PRINTED_EQUALS`).
+  // equals-shaped printed mark where a sum's "=" goes is its "=" (read, though weakly: `INK_VOUCHED`).
   const equalsAt = (x0: number, x1: number): number => {
     const shape = shapes && shapeAt(page, line, x0, x1, shapes);
     if (shape?.sign === '=' && shape.sure) return shape.p;
-    return isPrintedMark(page, line.box, x0, x1) ? PRINTED_EQUALS : INK_GUESSED;
+    return isPrintedMark(page, line.box, x0, x1) ? INK_VOUCHED : INK_GUESSED;
   };
   const chars = line.chars.map((c, i): Char => {
     if (equals?.replace === i) return guessed(c, '=', equals.confidence ?? equalsAt(equals.x0, equals.x1));
@@ -71,8 +74,11 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     // A + the classifier is sure of is read as one, and measured like any other below.
     const read = shape && shape.alt === undefined ? shape : c;
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
-    // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread").
-    if (/^[x×X]$/.test(read.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) return { ...read, sure: true };
+    // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread"). When its
+    // doubt was only which way to write a × ("×" or "x"), the ink vouches for the character too.
+    if (/^[x×X]$/.test(read.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) {
+      return { ...read, ...(TIMES_LOOKALIKE.test(read.runnerUp ?? '') ? { confidence: Math.max(read.confidence, INK_VOUCHED) } : {}), sure: true };
+    }
     // "Dots" above and below a + the classifier leans to are the ends of its blurred upright
     // ("70+30=100" read as ÷ from its ink on a hard synthetic page, the classifier at + 0.98):
     // ÷ is then only another reading.
@@ -157,6 +163,9 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
 const OPENING = /^[(（[{［｛]$/;
 const CLOSING = /^[)）\]}］｝]$/;
+
+/** What the recogniser puts second to a × when its doubt is only how the × is written. */
+const TIMES_LOOKALIKE = /^[x×X*＊]$/;
 
 /** The classifier's probability from which a dropped sign is put back (see droppedSigns). */
 const DROPPED_SIGN_AT = 0.9;
