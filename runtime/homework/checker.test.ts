@@ -674,6 +674,14 @@ describe('an operator whose shape the classifier is sure of', () => {
     const shapes = says('+', 0.999);
     expect(readSignsFromInk(wide, dropped(long, 10), shapes).text).toBe(long);
     expect(shapes.asked).toHaveLength(2); // the two printed +, not the gap
+    // Between two digits of a problem with no operator before its "=" ("84=32" for 8×4=32), in
+    // the widest gap; with an operator read, or where the classifier sees an "=", none.
+    const lost = readSignsFromInk(page, dropped('8443=2', 2), says('×', 0.95));
+    expect(lost.text).toBe('84×43=2');
+    expect(lost.chars[2]).toMatchObject({ text: '×', confidence: INK_GUESSED });
+    expect(readSignsFromInk(page, dropped('84+43=2', 2), says('×', 0.95)).text).toBe('84+43=2');
+    expect(readSignsFromInk(page, dropped('8443=2', 2), says('=', 0.95)).text).toBe('8443=2');
+    expect(readSignsFromInk(page, dropped('8443=2', 2), says('×', 0.85)).text).toBe('8443=2');
   });
 
   it('a ÷ seen in the ink (a bar with a dot above and below) is sure, unless the classifier leans to the + read: a blurred + has such "dots" too', () => {

@@ -143,7 +143,8 @@ function shapeAt(page: Mat, line: OcrLine, x0: number, x1: number, shapes: Pick<
  * there starts the next problem run into the line), nor in a comparison, where a painted-out
  * circle's ring can read as brackets. On 30 hard pages (11600–11629) the classifier was sure
  * (≥ 0.99) at 8 such places outside comparisons, right at all 8; on 40 more (11630–11669), at
- * 0.9–0.99 at 4 places, right at all 4 (a 5th, at 0.67, was right too).
+ * 0.9–0.99 at 4 places, right at all 4 (a 5th, at 0.67, was right too). A problem with no
+ * operator at all before its "=" lost one between two digits (see signBetweenDigits).
  */
 function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<OperatorShapes, 'classify'>): Map<number, Char> {
   const found = new Map<number, Char>();
@@ -157,8 +158,28 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
     if (!shape || shape.p < DROPPED_SIGN_AT) continue;
     found.set(i, { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 });
   }
+  const lost = signBetweenDigits(page, line, chars, shapes);
+  if (lost) found.set(lost.at, lost.sign);
   return found;
 }
+
+/**
+ * "84=32" for 8×4=32: a problem with no operator before its "=" lost one between two of its
+ * digits. It goes in the widest gap between them, where the classifier puts the mark at
+ * DROPPED_SIGN_AT or more (as a guess, like the other dropped signs).
+ */
+function signBetweenDigits(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<OperatorShapes, 'classify'>): { at: number; sign: Char } | undefined {
+  const eq = chars.findIndex((c) => /^[=＝]$/.test(c.text));
+  if (eq < 2 || chars.slice(0, eq).some((c) => !isDigit(c))) return undefined;
+  let at = 1;
+  for (let i = 2; i < eq; i++) if (gapBefore(chars, i) > gapBefore(chars, at)) at = i;
+  const [prev, next] = [chars[at - 1] as Char, chars[at] as Char];
+  const shape = shapeAt(page, line, prev.x1, next.x0, shapes);
+  if (!shape || shape.sign === '=' || shape.p < DROPPED_SIGN_AT) return undefined;
+  return { at, sign: { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 } };
+}
+
+const gapBefore = (chars: Char[], i: number): number => (chars[i] as Char).x0 - (chars[i - 1] as Char).x1;
 
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
 const OPENING = /^[(（[{［｛]$/;
