@@ -335,6 +335,20 @@ describe('an = the recogniser lost, found in the ink', () => {
     expect(fixed.chars.map((c) => c.text).join('')).toBe('9+10=19');
   });
 
+  it('dropped at the end of an unanswered problem ("22÷5"), it goes after the last digit where the ink has an =', () => {
+    const fixed = readSignsFromInk(inked('22÷5=', 10, 10, 1), line('22÷5', 10, 10));
+    expect(fixed.text).toBe('22÷5=');
+    expect(fixed.chars.at(-1)).toMatchObject({ text: '=' });
+    expect((fixed.chars.at(-1)?.x0 ?? 0) + 1).toBeGreaterThan(10 + 20 * 4);
+    // Bare paper after the last digit, or a second operator there: as read.
+    expect(readSignsFromInk(inked('22÷5', 10, 10, 1), line('22÷5', 10, 10)).text).toBe('22÷5');
+    expect(readSignsFromInk(inked('22÷5-', 10, 10, 1), line('22÷5', 10, 10)).text).toBe('22÷5');
+    // Read as m after the last digit ("9×2m"), as a doubtful character.
+    const m = readSignsFromInk(new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]), line('9×2m', 10, 10));
+    expect(m.text).toBe('9×2=');
+    expect(m.chars[3]).toMatchObject({ text: '=', confidence: INK_GUESSED });
+  });
+
   it.each(['×', '+', '#', '0'])('read as "%s" after the operator ("24+11×35") it is put back where the ink has an =', (sign) => {
     const fixed = readSignsFromInk(inked('24+11=35', 10, 10, 1.5), line(`24+11${sign}35`, 10, 10));
     expect(fixed.text).toBe('24+11=35');

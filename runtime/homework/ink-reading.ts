@@ -88,7 +88,7 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     if (read.text === '+' && lacksCrossing(page, line.box, c.x0, c.x1)) return { ...read, alt: '÷' };
     return read;
   });
-  // Characters put in before the one at their index: a lost "=", a remainder's dropped dots.
+  // Characters put in before the one at their index (or after the last): a lost "=", a remainder's dropped dots.
   const inserts = new Map<number, Char>();
   if (equals?.insertBefore !== undefined) inserts.set(equals.insertBefore, { text: '=', confidence: equalsAt(equals.x0, equals.x1), x0: equals.x0, x1: equals.x1 });
   if (shapes) for (const [at, sign] of droppedSigns(page, line, chars, shapes)) if (!inserts.has(at)) inserts.set(at, sign);
@@ -103,7 +103,9 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
       text += (inserts.get(k)?.text ?? '') + (chars[k++] as Char).text;
     } else text += ch;
   }
-  const all = chars.flatMap((c, i) => [inserts.get(i), c].filter((x): x is Char => x !== undefined));
+  const end = inserts.get(chars.length);
+  if (end) text += end.text;
+  const all = [...chars.flatMap((c, i) => [inserts.get(i), c].filter((x): x is Char => x !== undefined)), ...(end ? [end] : [])];
   // A text that did not line up with its characters is rebuilt from them.
   if (k < line.chars.length) text = all.map((c) => c.text).join('');
   return { ...line, text, chars: all, minCharConfidence: lowestAfterInk(line, all) };
@@ -277,6 +279,7 @@ type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: nu
  * mark (`equalsSigns`) and the recogniser read a look-alike or nothing between two digits; and
  * where the ink shows no such mark, the one character between digits that the operator-shape
  * classifier is sure is an "=" (on 40 hard pages 11840–11879 it put back 6, read as 0, 一 or ~, all right).
+ * An unanswered problem's "=" at the end of its line is found by `equalsAtEnd`.
  */
 function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): EqualsPlace | undefined {
   const chars = line.chars;
@@ -287,6 +290,8 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
   const between = (i: number, next = i + 1): boolean => i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(chars[next]) && chars.slice(next).every((c) => /^[\d.·。…/\s]$/.test(c.text));
   const lookalike = chars.findIndex((c, i) => EQUALS_LOOKALIKES.includes(c.text) && between(i));
   if (lookalike >= 0) return { replace: lookalike, x0: (chars[lookalike] as Char).x0, x1: (chars[lookalike] as Char).x1 };
+  const end = equalsAtEnd(page, line, firstOperator);
+  if (end) return end;
   const places = equalsSigns(page, line.box).flatMap((sign): EqualsPlace[] => {
     const mid = (sign.x0 + sign.x1) / 2;
     const over = chars.findIndex((c) => c.x0 <= mid && mid <= c.x1);
@@ -307,6 +312,26 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
   });
   return shaped.length === 1 ? shaped[0] : undefined;
 }
+
+/**
+ * The "=" of a problem left unanswered, at the end of its line after a digit: read as a
+ * look-alike ("9×2m"), or dropped where the ink has an equals-shaped mark just right of the last
+ * digit ("22÷5", the "=" blurred at the edge of the recogniser's crop).
+ */
+function equalsAtEnd(page: Mat, line: OcrLine, firstOperator: number): EqualsPlace | undefined {
+  const chars = line.chars;
+  const last = chars.length - 1;
+  const c = chars[last] as Char;
+  if (last > firstOperator + 1 && isDigit(chars[last - 1]) && EQUALS_LOOKALIKES.includes(c.text)) return { replace: last, x0: c.x0, x1: c.x1 };
+  if (last <= firstOperator || !isDigit(c)) return undefined;
+  const h = line.box.h;
+  const beyond = { ...line.box, w: Math.min(line.box.w + END_REACH * h, page.cols - line.box.x) };
+  const mark = equalsSigns(page, beyond).find((m) => m.x0 > (c.x0 + c.x1) / 2 && m.x1 > c.x1 + 0.15 * h && m.x0 < c.x1 + END_REACH * h);
+  return mark && { insertBefore: chars.length, ...mark };
+}
+
+/** How far right of a line's last character, in line heights, its lost "=" may stand. */
+const END_REACH = 0.8;
 
 /** What the recogniser reads for a blurred "=" (measured on the synthetic hard pages). */
 const EQUALS_LOOKALIKES = ['元', '年', 'm'];
