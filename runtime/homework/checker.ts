@@ -367,10 +367,17 @@ function padded(page: Mat, b: Box, ink: Box, padX: number, padY: number): Box {
   return { x, y, w: Math.min(page.cols - x, ink.w + 2 * padX), h: Math.min(page.rows - y, ink.h + 2 * padY) };
 }
 
+/**
+ * Taller than this share of the line's height, a mark at a slot's left edge is a digit, not the
+ * end of the equals sign's bars (blur joins them into one block up to 0.4 line heights tall:
+ * "16-4=" left blank on a hard synthetic page was read as something unreadable written there).
+ */
+const EQUALS_END = 0.5;
+
 /** The part of a box with ink in it, padded; undefined when it is empty paper. */
-function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
-  // The ends of the equals sign's bars reaching into the slot's left edge are not ink of the slot (a digit is taller).
-  const ink = markBounds(inkIn(page, b).marks.filter((m) => !(m.x === 0 && m.h < 0.35 * lineH)));
+export function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
+  // The ends of the equals sign's bars reaching into the slot's left edge are not ink of the slot.
+  const ink = markBounds(inkIn(page, b).marks.filter((m) => !(m.x === 0 && m.h < EQUALS_END * lineH)));
   if (!ink) return undefined;
   const pad = Math.round(0.25 * b.h);
   return padded(page, b, ink, pad, pad);
