@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, comparisonMisread, cutByEdge, digitLost, EQUALS_END, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
@@ -619,9 +619,11 @@ describe('the slot after an "="', () => {
     const slot = { x: 100, y: 20, w: 120, h: 60 };
     // Line height 38: the bars' end 14 px tall, a digit 26.
     page.drawRectangle(new cv.Rect(96, 43, 8, 14), new cv.Vec3(40, 40, 40), -1);
-    expect(inkBox(page, slot, 38)).toBeUndefined();
-    page.drawRectangle(new cv.Rect(96, 37, 8, 26), new cv.Vec3(40, 40, 40), -1);
+    expect(inkBox(page, slot, 38, EQUALS_END)).toBeUndefined();
+    // After a remainder's dots a mark that tall is a digit the slot's edge cut through.
     expect(inkBox(page, slot, 38)).toBeDefined();
+    page.drawRectangle(new cv.Rect(96, 37, 8, 26), new cv.Vec3(40, 40, 40), -1);
+    expect(inkBox(page, slot, 38, EQUALS_END)).toBeDefined();
   });
 
   it('is never bare paper when it runs into the page edge (a page cut off by the camera or the page outline)', () => {

@@ -154,7 +154,7 @@ export class HomeworkChecker {
     for (const p of pieces) {
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
-      const ink = inkBox(page, open.slot, p.box.h);
+      const ink = inkBox(page, open.slot, p.box.h, open.afterEquals ? EQUALS_END : undefined);
       // A remainder's digit is read cut to its own ink (see remainderDigit); when no mark stands
       // out, in the line's band, not in the taller box around the ink (a crop much taller than
       // the digit made the recogniser see only dots).
@@ -368,16 +368,24 @@ function padded(page: Mat, b: Box, ink: Box, padX: number, padY: number): Box {
 }
 
 /**
- * Taller than this share of the line's height, a mark at a slot's left edge is a digit, not the
- * end of the equals sign's bars (blur joins them into one block up to 0.4 line heights tall:
- * "16-4=" left blank on a hard synthetic page was read as something unreadable written there).
+ * Shorter than this share of the line's height, a mark at a slot's left edge is the end of what
+ * stands before the slot (a remainder's dot), not something written in it; a digit is taller, also
+ * when the slot's edge cuts through it (the recogniser placed the dots into a remainder's digit).
  */
-const EQUALS_END = 0.5;
+const EDGE_MARK = 0.35;
 
-/** The part of a box with ink in it, padded; undefined when it is empty paper. */
-export function inkBox(page: Mat, b: Box, lineH: number): Box | undefined {
-  // The ends of the equals sign's bars reaching into the slot's left edge are not ink of the slot.
-  const ink = markBounds(inkIn(page, b).marks.filter((m) => !(m.x === 0 && m.h < EQUALS_END * lineH)));
+/**
+ * The same after an "=": blur joins its bars into one block up to 0.4 line heights tall ("16-4="
+ * left blank on a hard synthetic page was read as something unreadable written there).
+ */
+export const EQUALS_END = 0.5;
+
+/**
+ * The part of a box with ink in it, padded; undefined when it is empty paper. Marks at its left
+ * edge shorter than `edgeMark` line heights are not counted (see EDGE_MARK).
+ */
+export function inkBox(page: Mat, b: Box, lineH: number, edgeMark = EDGE_MARK): Box | undefined {
+  const ink = markBounds(inkIn(page, b).marks.filter((m) => !(m.x === 0 && m.h < edgeMark * lineH)));
   if (!ink) return undefined;
   const pad = Math.round(0.25 * b.h);
   return padded(page, b, ink, pad, pad);
