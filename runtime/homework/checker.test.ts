@@ -3,9 +3,9 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, comparisonMisread, cutByEdge, digitLost, EQUALS_END, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
-import { confidenceOf, joinFragments, lineRole, pageItems, piecesOf } from './page-items.js';
+import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
@@ -343,6 +343,8 @@ describe('an = the recogniser lost, found in the ink', () => {
     // Bare paper after the last digit, or a second operator there: as read.
     expect(readSignsFromInk(inked('22÷5', 10, 10, 1), line('22÷5', 10, 10)).text).toBe('22÷5');
     expect(readSignsFromInk(inked('22÷5-', 10, 10, 1), line('22÷5', 10, 10)).text).toBe('22÷5');
+    // Not in a line with units: the last 元 of "5元+3元-8元" is one.
+    expect(readSignsFromInk(new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]), line('5元+3元-8元', 10, 10)).text).toBe('5元+3元-8元');
     // Read as m after the last digit ("9×2m"), as a doubtful character.
     const m = readSignsFromInk(new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]), line('9×2m', 10, 10));
     expect(m.text).toBe('9×2=');
@@ -529,6 +531,13 @@ describe('lines the flattened page may have spoilt', () => {
     expect(doubted(cut)).toBe(true);
     expect(doubted(inside)).toBe(false);
     expect(doubted(doubtedLines([line('5+26=71', 860, 10)], 1000)[0])).toBe(true);
+    // Its remainder's dots guessed from the ink do not make it one the grader may condemn: "3+2=6……1"
+    // cut from "13÷2=6……1" is not wrong as 3÷2.
+    const dotted = line('3+2=6.1', 1, 10);
+    dotted.chars[5] = { text: '……', confidence: INK_GUESSED, x0: 101, x1: 121 };
+    const [edge] = doubtedLines([{ ...dotted, text: '3+2=6……1', minCharConfidence: INK_GUESSED }], 1000);
+    const [item] = pageItems([edge as OcrLine]);
+    expect(weakCharsOf(item as PageItem)).toBeUndefined();
   });
 
   it('on a page where many lines are tilted, the level ones are doubted too', () => {
@@ -604,6 +613,10 @@ describe('a wrong answer one second choice away from a right one', () => {
     expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.78, '6'))).toBe(true);
     // In the question too: "4+7×8" read as "4+7×6".
     expect(rightAsSecondChoice(read('4+7×6=60', 4, 0.8, '8'))).toBe(true);
+    // With the other reading of a sign its ink supports: "36÷4=9" read as "36+4=8", the + without a crossing.
+    const plus = { ...read('36+4=8', 5, 0.78, '9'), ink: [{ at: 2, read: '+', alt: '÷' }] };
+    expect(rightAsSecondChoice(plus)).toBe(true);
+    expect(rightAsSecondChoice({ ...plus, ink: [] })).toBe(false);
   });
 
   it('is wrong when the digit was read surely, its second choice is no digit, or the second choice is wrong too', () => {
@@ -619,11 +632,15 @@ describe('the slot after an "="', () => {
     const slot = { x: 100, y: 20, w: 120, h: 60 };
     // Line height 38: the bars' end 14 px tall, a digit 26.
     page.drawRectangle(new cv.Rect(96, 43, 8, 14), new cv.Vec3(40, 40, 40), -1);
-    expect(inkBox(page, slot, 38, EQUALS_END)).toBeUndefined();
+    expect(inkBox(page, slot, 38, true)).toBeUndefined();
     // After a remainder's dots a mark that tall is a digit the slot's edge cut through.
     expect(inkBox(page, slot, 38)).toBeDefined();
+    // So is a wider one after an "=", and a taller one.
+    const wide = new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]);
+    wide.drawRectangle(new cv.Rect(96, 43, 16, 14), new cv.Vec3(40, 40, 40), -1);
+    expect(inkBox(wide, slot, 38, true)).toBeDefined();
     page.drawRectangle(new cv.Rect(96, 37, 8, 26), new cv.Vec3(40, 40, 40), -1);
-    expect(inkBox(page, slot, 38, EQUALS_END)).toBeDefined();
+    expect(inkBox(page, slot, 38, true)).toBeDefined();
   });
 
   it('is never bare paper when it runs into the page edge (a page cut off by the camera or the page outline)', () => {
@@ -708,6 +725,10 @@ describe('an operator whose shape the classifier is sure of', () => {
     expect(readSignsFromInk(page, dropped('84+43=2', 2), says('×', 0.95)).text).toBe('84+43=2');
     expect(readSignsFromInk(page, dropped('8443=2', 2), says('=', 0.95)).text).toBe('8443=2');
     expect(readSignsFromInk(page, dropped('8443=2', 2), says('×', 0.85)).text).toBe('8443=2');
+    // Digits edge to edge are one number: the classifier is not asked.
+    const shapes2 = says('×', 0.95);
+    expect(readSignsFromInk(page, read('8443=2'), shapes2).text).toBe('8443=2');
+    expect(shapes2.asked).toHaveLength(0);
   });
 
   it('a ÷ seen in the ink (a bar with a dot above and below) is sure, unless the classifier leans to the + read: a blurred + has such "dots" too', () => {

@@ -7,7 +7,7 @@ import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, grade
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
-import { type Box, confidenceOf, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
+import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
   modelsDir: string;
@@ -154,7 +154,7 @@ export class HomeworkChecker {
     for (const p of pieces) {
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
-      const ink = inkBox(page, open.slot, p.box.h, open.afterEquals ? EQUALS_END : undefined);
+      const ink = inkBox(page, open.slot, p.box.h, open.afterEquals);
       // A remainder's digit is read cut to its own ink (see remainderDigit); when no mark stands
       // out, in the line's band, not in the taller box around the ink (a crop much taller than
       // the digit made the recogniser see only dots).
@@ -242,26 +242,37 @@ export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeO
 }
 
 /**
- * The problem graded with the first other reading its ink supports (a + without a crossing
- * read as ÷). The recogniser's doubt about the character it read there is not a doubt about
- * the ink's reading, which counts as a guessed character instead: it can confirm a right
- * answer, and condemn one only when the answer is wrong as any operator there (and however the
- * piece's other weak characters are read). A + the ink reads as ÷ is graded with the ÷ not read as its own
- * look-alike -, which the + read is never mistaken for ("36÷4=32" read as 36+4=32, right only
- * as 36-4: wrong, as it would be without the ink); its look-alike × was graded with the + read.
+ * The piece's text with the first other reading its ink supports (a + without a crossing read
+ * as ÷), where that sign stands in it, and the ink's note.
  */
-export function alternateReading(piece: PageItem, opts: GradeOptions = {}): GradeResult | undefined {
+function otherReading(piece: Piece): { text: string; index: number; note: InkNote & { alt: string } } | undefined {
   for (const n of piece.ink ?? []) {
     const index = n.alt ? rawIndex(piece, n.at, n.read) : undefined;
     if (n.alt === undefined || index === undefined) continue;
-    const text = piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length);
-    const settled = n.read === '+' && n.alt === '÷' ? { inkConfirmed: new Set([index]) } : {};
-    // The piece's weak characters stand where they stood when the other reading is as long.
-    const weak = n.alt.length === n.read.length ? weakCharsOf(piece) : undefined;
-    const weakChars = weak && [...weak.filter((w) => w.at !== index), { at: index }];
-    return gradeProblem({ text, ...confidenceWithGuess(piece, n.at), ...settled, weakChars }, opts);
+    return { text: piece.text.slice(0, index) + n.alt + piece.text.slice(index + n.read.length), index, note: { ...n, alt: n.alt } };
   }
   return undefined;
+}
+
+/**
+ * The problem graded with the other reading its ink supports (see otherReading). The
+ * recogniser's doubt about the character it read there is not a doubt about the ink's reading,
+ * which counts as a guessed character instead: it can confirm a right answer, not condemn one.
+ * A + the ink reads as ÷ is graded with the ÷ not read as its own look-alike -, which the + read
+ * is never mistaken for ("36÷4=32" read as 36+4=32, right only as 36-4: wrong, as it would be
+ * without the ink); its look-alike × was graded with the + read. When the piece has weak
+ * characters, the sign is one of them: the answer is wrong only if wrong as any operator there
+ * however they are read (then "36÷4=32" with a doubtful digit is uncertain).
+ */
+export function alternateReading(piece: Piece, opts: GradeOptions = {}): GradeResult | undefined {
+  const other = otherReading(piece);
+  if (!other) return undefined;
+  const { text, index, note } = other;
+  const settled = note.read === '+' && note.alt === '÷' ? { inkConfirmed: new Set([index]) } : {};
+  // The piece's weak characters stand where they stood when the other reading is as long.
+  const weak = note.alt.length === note.read.length ? weakCharsOf(piece) : undefined;
+  const weakChars = weak && [...weak.filter((w) => w.at !== index), { at: index }];
+  return gradeProblem({ text, ...confidenceWithGuess(piece, note.at), ...settled, weakChars }, opts);
 }
 
 /** Below this a digit's reading is doubted when its second choice would make the answer right. */
@@ -269,16 +280,18 @@ const SECOND_CHOICE_DOUBT = 0.9;
 
 /**
  * Whether a digit read below `SECOND_CHOICE_DOUBT` makes the answer right as the recogniser's
- * second choice ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second, on a hard synthetic page):
- * a wrong answer that close to a right one may be the lamp's misreading.
+ * second choice ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second, on a hard synthetic page),
+ * as read or with the other reading of a sign its ink supports: a wrong answer that close to a
+ * right one may be the lamp's misreading.
  */
 export function rightAsSecondChoice(piece: Piece, opts: GradeOptions = {}): boolean {
+  const other = otherReading(piece);
+  const texts = [piece.text, ...(other && other.note.alt.length === other.note.read.length ? [other.text] : [])];
   return (piece.chars ?? []).some((c, k) => {
     if (c.confidence >= SECOND_CHOICE_DOUBT || !/^\d$/.test(c.text) || !/^\d$/.test(c.runnerUp ?? '')) return false;
     const at = rawIndex(piece, k, c.text);
     if (at === undefined) return false;
-    const text = piece.text.slice(0, at) + (c.runnerUp as string) + piece.text.slice(at + 1);
-    return gradeProblem({ text, confidence: 1, minCharConfidence: 1 }, opts).verdict === 'correct';
+    return texts.some((t) => gradeProblem({ text: t.slice(0, at) + (c.runnerUp as string) + t.slice(at + 1), confidence: 1, minCharConfidence: 1 }, opts).verdict === 'correct');
   });
 }
 
@@ -369,23 +382,27 @@ function padded(page: Mat, b: Box, ink: Box, padX: number, padY: number): Box {
 
 /**
  * Shorter than this share of the line's height, a mark at a slot's left edge is the end of what
- * stands before the slot (a remainder's dot), not something written in it; a digit is taller, also
- * when the slot's edge cuts through it (the recogniser placed the dots into a remainder's digit).
+ * stands before the slot (a remainder's dot, a fill-in bracket's stroke), not something written
+ * in it; a digit is taller, also when the slot's edge cuts through it (the recogniser placed the
+ * dots into a remainder's digit).
  */
 const EDGE_MARK = 0.35;
 
 /**
- * The same after an "=": blur joins its bars into one block up to 0.4 line heights tall ("16-4="
- * left blank on a hard synthetic page was read as something unreadable written there).
+ * After an "=", blur joins its bars into one block up to 0.4 line heights tall, of which the slot
+ * holds a sliver ("16-4=" left blank on a hard synthetic page was read as something unreadable
+ * written there): a mark at the slot's left edge this short and at most `EQUALS_END_WIDTH` wide.
  */
-export const EQUALS_END = 0.5;
+const EQUALS_END = 0.5;
+const EQUALS_END_WIDTH = 0.2;
 
 /**
- * The part of a box with ink in it, padded; undefined when it is empty paper. Marks at its left
- * edge shorter than `edgeMark` line heights are not counted (see EDGE_MARK).
+ * The part of a box with ink in it, padded; undefined when it is empty paper. A mark at its left
+ * edge that ends what stands before the box is not counted (see EDGE_MARK; `afterEquals`: see EQUALS_END).
  */
-export function inkBox(page: Mat, b: Box, lineH: number, edgeMark = EDGE_MARK): Box | undefined {
-  const ink = markBounds(inkIn(page, b).marks.filter((m) => !(m.x === 0 && m.h < edgeMark * lineH)));
+export function inkBox(page: Mat, b: Box, lineH: number, afterEquals = false): Box | undefined {
+  const edgeEnd = (m: InkMark): boolean => m.x === 0 && (m.h < EDGE_MARK * lineH || (afterEquals && m.h < EQUALS_END * lineH && m.w <= EQUALS_END_WIDTH * lineH));
+  const ink = markBounds(inkIn(page, b).marks.filter((m) => !edgeEnd(m)));
   if (!ink) return undefined;
   const pad = Math.round(0.25 * b.h);
   return padded(page, b, ink, pad, pad);

@@ -3,7 +3,8 @@
  * much: operators and signs read from their shapes, an "=" or a remainder's dots put back, comparison
  * circles' signs put into their lines, and lines whose reading cannot be trusted to condemn.
  * Everything the ink supplies instead of the recogniser is a doubtful character (`INK_GUESSED`),
- * except a comparison's sign, whose guess from the ink was measured right (`GUESSED_CIRCLE_SIGN`).
+ * except a comparison's sign, whose guess from the ink was measured right (`GUESSED_CIRCLE_SIGN`),
+ * and what the ink vouches for (`INK_VOUCHED`).
  */
 import type { Mat } from '../../models/cv.js';
 import type { OcrLine } from '../../models/ocr/index.js';
@@ -16,8 +17,9 @@ export type Char = OcrLine['chars'][number] & { sure?: true; alt?: string };
 
 /**
  * A character read from the ink where the recogniser read another (an "=" put back, a + read as
- * ÷) is a doubtful character: it can confirm a right answer (above the grader's floor) but never
- * call one wrong (below its minimum).
+ * ÷) is a doubtful character: it can confirm a right answer (above the grader's floor) but not
+ * call one wrong (below its minimum) — unless the answer is wrong however it is read (the grader's
+ * weak characters: a sign read as every operator, a remainder's dots as dots, a point or nothing).
  */
 export const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 2;
 
@@ -26,6 +28,13 @@ export const INK_GUESSED = (CORRECT_CHAR_FLOOR + DEFAULT_MIN_CHAR_CONFIDENCE) / 
  * what the grader needs to call a problem wrong, and no more.
  */
 export const INK_VOUCHED = DEFAULT_MIN_CHAR_CONFIDENCE;
+
+/**
+ * A line the flattened page may have spoilt (see doubtedLines): its reading can confirm a right
+ * answer, never condemn one. Below every character the ink supplies, so that the floor is told
+ * apart from them (a line whose lowest character is its floor was lowered as a whole).
+ */
+export const DOUBTED_LINE = (CORRECT_CHAR_FLOOR + INK_GUESSED) / 2;
 
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 export const UNREAD_SIGN_CONFIDENCE = 0.2;
@@ -77,7 +86,8 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread"). When its
     // doubt was only which way to write a × ("×" or "x"), the ink vouches for the character too.
     if (/^[x×X]$/.test(read.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) {
-      return { ...read, ...(TIMES_LOOKALIKE.test(read.runnerUp ?? '') ? { confidence: Math.max(read.confidence, INK_VOUCHED) } : {}), sure: true };
+      const vouched = TIMES_LOOKALIKE.test(read.runnerUp ?? '');
+      return { ...read, confidence: vouched ? Math.max(read.confidence, INK_VOUCHED) : read.confidence, sure: true };
     }
     // "Dots" above and below a + the classifier leans to are the ends of its blurred upright
     // ("70+30=100" read as ÷ from its ink on a hard synthetic page, the classifier at + 0.98):
@@ -167,20 +177,24 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
 
 /**
  * "84=32" for 8×4=32: a problem with no operator before its "=" lost one between two of its
- * digits. It goes in the widest gap between them, where the classifier puts the mark at
- * DROPPED_SIGN_AT or more (as a guess, like the other dropped signs).
+ * digits. It goes in the widest gap between them, when that gap is at least `LOST_SIGN_GAP` line
+ * heights (the recogniser places a number's digits edge to edge; a lost sign left 0.16–0.47 on
+ * hard synthetic pages) and the classifier puts the mark there at DROPPED_SIGN_AT or more (as a
+ * guess, like the other dropped signs).
  */
 function signBetweenDigits(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<OperatorShapes, 'classify'>): { at: number; sign: Char } | undefined {
   const eq = chars.findIndex((c) => /^[=＝]$/.test(c.text));
   if (eq < 2 || chars.slice(0, eq).some((c) => !isDigit(c))) return undefined;
   let at = 1;
   for (let i = 2; i < eq; i++) if (gapBefore(chars, i) > gapBefore(chars, at)) at = i;
+  if (gapBefore(chars, at) < LOST_SIGN_GAP * line.box.h) return undefined;
   const [prev, next] = [chars[at - 1] as Char, chars[at] as Char];
   const shape = shapeAt(page, line, prev.x1, next.x0, shapes);
   if (!shape || shape.sign === '=' || shape.p < DROPPED_SIGN_AT) return undefined;
   return { at, sign: { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 } };
 }
 
+const LOST_SIGN_GAP = 0.1;
 const gapBefore = (chars: Char[], i: number): number => (chars[i] as Char).x0 - (chars[i - 1] as Char).x1;
 
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
@@ -265,8 +279,8 @@ const OPERATOR = /^[+\-×÷xX]$/;
 const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
 
 /**
- * Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`;
- * x its ink's span; `confidence` when it is set by how the place was found (else see equalsAt).
+ * Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`
+ * (after the last one when that is the number of characters); x its ink's span; `confidence` when it is set by how the place was found (else see equalsAt).
  */
 type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: number; confidence?: number };
 
@@ -290,8 +304,6 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
   const between = (i: number, next = i + 1): boolean => i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(chars[next]) && chars.slice(next).every((c) => /^[\d.·。…/\s]$/.test(c.text));
   const lookalike = chars.findIndex((c, i) => EQUALS_LOOKALIKES.includes(c.text) && between(i));
   if (lookalike >= 0) return { replace: lookalike, x0: (chars[lookalike] as Char).x0, x1: (chars[lookalike] as Char).x1 };
-  const end = equalsAtEnd(page, line, firstOperator);
-  if (end) return end;
   const places = equalsSigns(page, line.box).flatMap((sign): EqualsPlace[] => {
     const mid = (sign.x0 + sign.x1) / 2;
     const over = chars.findIndex((c) => c.x0 <= mid && mid <= c.x1);
@@ -301,6 +313,8 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
     return [];
   });
   if (places.length === 1) return places[0];
+  const end = places.length === 0 ? equalsAtEnd(page, line, firstOperator) : undefined;
+  if (end) return end;
   if (places.length > 1 || !shapes) return undefined;
   // Bars blurred too far for their shape to be measured ("6×9=54" read as "6×9054"): the one
   // character between digits the operator-shape classifier is sure is an "=" — a guess, as the
@@ -316,12 +330,14 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
 /**
  * The "=" of a problem left unanswered, at the end of its line after a digit: read as a
  * look-alike ("9×2m"), or dropped where the ink has an equals-shaped mark just right of the last
- * digit ("22÷5", the "=" blurred at the edge of the recogniser's crop).
+ * digit ("22÷5", the "=" blurred at the edge of the recogniser's crop). Only in a line of digits,
+ * operators, brackets and points: in "5元+3元-8元" the last 元 is a unit.
  */
 function equalsAtEnd(page: Mat, line: OcrLine, firstOperator: number): EqualsPlace | undefined {
   const chars = line.chars;
   const last = chars.length - 1;
   const c = chars[last] as Char;
+  if (!chars.slice(0, last).every((ch) => /^[\d+\-×÷xX()（）.]$/.test(ch.text))) return undefined;
   if (last > firstOperator + 1 && isDigit(chars[last - 1]) && EQUALS_LOOKALIKES.includes(c.text)) return { replace: last, x0: c.x0, x1: c.x1 };
   if (last <= firstOperator || !isDigit(c)) return undefined;
   const h = line.box.h;
@@ -472,7 +488,7 @@ export function doubtedLines(lines: OcrLine[], pageWidth: number): OcrLine[] {
   const measured = tilts.filter((t): t is number => t !== undefined);
   const pageTilted = measured.filter((t) => t > MAX_LINE_TILT_DEG).length > 0.2 * measured.length;
   const atEdge = (line: OcrLine): boolean => line.box.x <= EDGE * pageWidth || line.box.x + line.box.w >= (1 - EDGE) * pageWidth;
-  return lines.map((line, i) => (pageTilted || (tilts[i] ?? 0) > MAX_LINE_TILT_DEG || atEdge(line) ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, INK_GUESSED) } : line));
+  return lines.map((line, i) => (pageTilted || (tilts[i] ?? 0) > MAX_LINE_TILT_DEG || atEdge(line) ? { ...line, minCharConfidence: Math.min(line.minCharConfidence, DOUBTED_LINE) } : line));
 }
 
 /** A line this close to the page's side (a share of its width) runs into it: a page's margin is wider. */

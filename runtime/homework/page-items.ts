@@ -33,7 +33,7 @@ function bracketGapOf(chars: Char[]): Piece['bracketGap'] {
 }
 
 /** The ink confirms the operator read at `at`, or supports reading it as `alt` too. */
-interface InkNote { at: number; read: string; sure?: true; alt?: string }
+export interface InkNote { at: number; read: string; sure?: true; alt?: string }
 
 function inkNotesOf(chars: Char[]): InkNote[] | undefined {
   const notes = chars.flatMap((c, at): InkNote[] => (c.sure || c.alt ? [{ at, read: c.text, ...(c.sure ? { sure: true as const } : {}), ...(c.alt ? { alt: c.alt } : {}) }] : []));
