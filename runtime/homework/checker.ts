@@ -3,7 +3,7 @@ import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
 import { type Circle, comparisonRings, eraseComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
-import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, type WeakChar } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
@@ -108,7 +108,7 @@ export class HomeworkChecker {
   /**
    * Grades a problem, and before calling it wrong checks that the ink agrees with the reading:
    * no more digit-sized marks after the "=" than the answer read has digits (see digitLost), no
-   * doubted digit whose second choice makes the answer right (see rightAsSecondChoice), no
+   * doubted digit whose second choice may make the answer right (see rightAsSecondChoice), no
    * + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
    * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
    */
@@ -279,10 +279,11 @@ export function alternateReading(piece: Piece, opts: GradeOptions = {}): GradeRe
 const SECOND_CHOICE_DOUBT = 0.9;
 
 /**
- * Whether a digit read below `SECOND_CHOICE_DOUBT` makes the answer right as the recogniser's
- * second choice ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second, on a hard synthetic page),
- * as read or with the other reading of a sign its ink supports: a wrong answer that close to a
- * right one may be the lamp's misreading.
+ * Whether a digit read below `SECOND_CHOICE_DOUBT` may make the answer right as the recogniser's
+ * second choice ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second, on a hard synthetic page;
+ * "27÷4=6……3" read as "27+4=8.", the 8 at 0.51 with 6 second: 6 with its remainder lost), as read
+ * or with the other reading of a sign its ink supports: a wrong answer that close to a right one
+ * may be the lamp's misreading.
  */
 export function rightAsSecondChoice(piece: Piece, opts: GradeOptions = {}): boolean {
   const other = otherReading(piece);
@@ -291,7 +292,7 @@ export function rightAsSecondChoice(piece: Piece, opts: GradeOptions = {}): bool
     if (c.confidence >= SECOND_CHOICE_DOUBT || !/^\d$/.test(c.text) || !/^\d$/.test(c.runnerUp ?? '')) return false;
     const at = rawIndex(piece, k, c.text);
     if (at === undefined) return false;
-    return texts.some((t) => gradeProblem({ text: t.slice(0, at) + (c.runnerUp as string) + t.slice(at + 1), confidence: 1, minCharConfidence: 1 }, opts).verdict === 'correct');
+    return texts.some((t) => mayBeRight(gradeProblem({ text: t.slice(0, at) + (c.runnerUp as string) + t.slice(at + 1), confidence: 1, minCharConfidence: 1 }, opts)));
   });
 }
 

@@ -382,6 +382,7 @@ describe('marks OCR loses', () => {
     ['33+19=28', 'operator_may_be_lost'], // 3×3+19=28 with the × lost
     ['45+3=23', 'operator_may_be_lost'], // 4×5+3=23
     ['47+1/7=5/7', 'fraction_bar_may_be_lost'], // 4/7+1/7
+    ['47+17=5/7', 'fraction_bar_may_be_lost'], // 4/7+1/7, both bars lost
     ['77-13=04', 'answer_misread'],
     ['36÷4=0', 'answer_misread'],
     ['48+2=0', 'answer_misread'],

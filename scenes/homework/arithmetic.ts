@@ -50,7 +50,8 @@ import type { Rational } from './rational.js';
  *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another. Likewise
  *    when, in a problem with fractions, a "1" between digits read as a fraction bar makes it
  *    right ('fraction_bar_may_be_misread': 2/7 read as 217), or a fraction bar lost between two
- *    digits does ('fraction_bar_may_be_lost': 4/7 read as 47). Otherwise incorrect.
+ *    digits does ('fraction_bar_may_be_lost': 4/7 read as 47), or the answer is a fraction and
+ *    the question was read without one (its bars lost: "47+17=5/7"). Otherwise incorrect.
  *
  * Confidence reported = OCR confidence − 0.05 per look-alike guessed, never below 0.
  */
@@ -388,8 +389,19 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (p.kind !== 'compare' && rightIfLost(a, opts, '×')) return result('uncertain', 'operator_may_be_lost');
   if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
   if (a.normalised.text.includes('/') && rightIfLost(a, opts, '/')) return result('uncertain', 'fraction_bar_may_be_lost');
+  // A fraction answer to a question read without one: its bars were lost ("4/7+1/7=5/7" read as "47+17=5/7").
+  if (p.kind !== 'compare' && p.studentAnswer.includes('/') && !p.question.includes('/')) return result('uncertain', 'fraction_bar_may_be_lost');
   if (confidence < minConfidence) return result('uncertain', 'low_confidence');
   return result('incorrect', match.reason);
+}
+
+/**
+ * Whether another reading of a problem leaves its answer possibly right: correct, or uncertain
+ * with something written. Readings that are no problem, leave nothing written or break the
+ * printed brackets do not count.
+ */
+export function mayBeRight(g: GradeResult): boolean {
+  return g.verdict === 'correct' || (g.verdict === 'uncertain' && g.student_answer !== '' && g.kind !== 'not_arithmetic' && g.kind !== 'ambiguous' && g.reason !== 'bracket_guessed');
 }
 
 /** At most this many weak characters are read every way; a line with more stays uncertain. */
@@ -418,10 +430,7 @@ function wrongHoweverWeakCharsRead(input: GradeInput, opts: GradeOptions): Grade
   for (const picked of readings) {
     const text = weak.reduce((t, w, i) => t.slice(0, w.at) + picked[i] + t.slice(w.at + (reads[i] as string).length), input.text);
     if (text === input.text) continue;
-    const other = gradeText(sure, text, opts);
-    // Readings that are no problem, leave nothing written or break the printed brackets do not count.
-    const couldBeRight = other.verdict === 'correct' || (other.verdict === 'uncertain' && other.student_answer !== '' && other.kind !== 'not_arithmetic' && other.kind !== 'ambiguous' && other.reason !== 'bracket_guessed');
-    if (couldBeRight) return undefined;
+    if (mayBeRight(gradeText(sure, text, opts))) return undefined;
   }
   return asRead;
 }
