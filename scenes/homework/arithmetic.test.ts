@@ -263,6 +263,10 @@ describe('gradeProblem: confidence and blanks', () => {
     // Something read after the "=" that is no answer (a blurred 1 read as "!") is not nothing, even beside bare paper.
     expect(grade('2÷2=!', 0.95)).toMatchObject({ verdict: 'uncertain', reason: 'unreadable_answer' });
     expect(gradeProblem({ text: '2÷2= ! ', confidence: 0.95, blankSeen: true })).toMatchObject({ verdict: 'uncertain', reason: 'unreadable_answer' });
+    // A remainder's answer read as one point ("3÷2=." for 1……1); its printed blank is brackets and dots.
+    expect(grade('3÷2=.', 0.95)).toMatchObject({ verdict: 'uncertain', reason: 'unreadable_answer' });
+    expect(grade('17÷5=(  )……(  )', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
+    expect(grade('17÷5=', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
   });
 
   it('bare paper seen where the answer goes makes a blank at the ordinary minimum; a fill-in bracket still needs the blank minimum', () => {

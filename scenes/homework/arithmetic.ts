@@ -26,7 +26,7 @@ import type { Rational } from './rational.js';
  *    empty fill-in bracket (OCR moves a bracket's content); otherwise uncertain 'blank_maybe_unread'.
  *    When the caller saw bare paper where the answer goes (`blankSeen`), the ink settles it: blank
  *    (a fill-in bracket still needs `blankMinConfidence`). Something read after the "=" that is
- *    no answer ("2÷2=!") is never a blank: uncertain 'unreadable_answer'.
+ *    no answer ("2÷2=!", "3÷2=." for 1……1) is never a blank: uncertain 'unreadable_answer'.
  * 4. The answer in another unit than the question's → uncertain 'unit_conversion'.
  * 5. The answer equals the exact value → correct. Equivalent forms count: 0.50 = 0.5,
  *    2/4 = 1/2 (grade 3 adds fractions with the same denominator and does not reduce them;
@@ -347,8 +347,10 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   }
   if (p.studentAnswer === '') {
     // Something read where the answer goes that is no answer is not nothing: "2÷2=!" for a
-    // blurred handwritten 1 (a right answer marked blank on a hard synthetic page).
-    if (p.kind === 'expression' && /[=＝][^=＝]*\S[^=＝]*$/.test(text)) return result('uncertain', 'unreadable_answer');
+    // blurred handwritten 1, "3÷2=." for 1……1 (right answers marked blank on hard synthetic
+    // pages). A remainder's blank may be printed as brackets and dots ("17÷5=(  )……(  )").
+    const after = /[=＝]([^=＝]*)$/.exec(text)?.[1] ?? '';
+    if (p.kind === 'expression' ? /\S/.test(after) : p.kind === 'remainder' && /[^\s()（）…]/.test(after)) return result('uncertain', 'unreadable_answer');
     // An empty bracket is often the recogniser moving its content elsewhere ("( 9 )×2=18" read as
     // "()×2=189"): never called blank from the reading alone. Bare paper seen in the ink is
     // blank (the reading is already above `minConfidence` here).
