@@ -6,7 +6,7 @@ import { SIGN_WINDOW } from '../../models/page/signs.js';
 import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
-import { DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -435,6 +435,18 @@ describe('a minus read as a point', () => {
   it('is found when blur left it fainter than the digits', () => {
     expect(readSignsFromInk(inked('79`13=66', 10, 10, 1), line('79.13=66', 10, 10)).text).toBe('79-13=66');
   });
+
+  it('keeps the point as its second choice: wrong only if wrong with the point and as every operator', () => {
+    const graded = (text: string) => {
+      const fixed = readSignsFromInk(inked(text.replace('.', '~'), 10, 10, 1), line(text, 10, 10));
+      const [item] = pageItems([fixed]);
+      expect(item?.chars?.[2]).toMatchObject({ text: '-', runnerUp: '.' });
+      return gradeProblem({ text: item?.text ?? '', confidence: item?.confidence ?? 0, minCharConfidence: item?.minCharConfidence, weakChars: weakCharsOf(item as PageItem) });
+    };
+    expect(graded('40.4=35')).toMatchObject({ question: '40-4=', verdict: 'incorrect' });
+    // Right as a decimal: "10.5+1=11.5" with its point taken for a minus.
+    expect(graded('10.5+1=11.5')).toMatchObject({ verdict: 'uncertain' });
+  });
 });
 
 describe('a remainder\'s dots read as one point or dropped', () => {
@@ -572,8 +584,9 @@ describe('weak characters handed to the grader', () => {
   });
 
   it('gives none when the doubt is elsewhere: a character the ink guessed, or a confidence lowered for the whole piece', () => {
-    // A minus or an "=" the ink put where the recogniser read a point or nothing: a circle's
-    // sign read as "=" in "57+4○51" would condemn a right ">".
+    // An "=" or a sign the ink put where the recogniser read nothing: a circle's sign read as "="
+    // in "57+4○51" would condemn a right ">". (A minus put where it read a point keeps the point
+    // as its second choice: see 'a minus read as a point'.)
     expect(weakCharsOf(piece('79-13=66', [[2, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('57+4=51', [[4, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('50-12=48', [[5, 0.35, '~']], 0.2))).toBeUndefined();

@@ -73,7 +73,8 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     const mark = c.text === '=' && c.confidence < INK_GUESSED ? shaky.find((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1) : undefined;
     if (mark) return { ...c, confidence: equalsAt(mark.x0, mark.x1) };
     if (remainderDots(line, i)) return guessed(c, '……', Math.min(c.confidence, INK_GUESSED));
-    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return guessed(c, '-');
+    // The point read stays the other choice: the grader reads the minus every way, the point too.
+    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return { ...guessed(c, '-'), runnerUp: c.text };
     if (!/^[+\-÷x×X]$/.test(c.text)) return c;
     // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
     if ((c.text === '+' || c.text === '-') && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };
