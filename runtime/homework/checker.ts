@@ -329,8 +329,10 @@ function lowered(piece: Piece, own: { minCharConfidence: number }): boolean {
  * The piece's characters read below the grader's minimum, with the recogniser's second choices,
  * for the grader to read them every other way; undefined when the doubt is not only in what the
  * recogniser read (a confidence lowered for the whole piece, a character the ink put in its place).
- * A remainder's "……" guessed from the ink is the exception: the grader reads it as dots, as one
- * point and as nothing, and a wrong remainder is wrong all three ways ("58÷8=6……10").
+ * A remainder's "……" guessed from the ink is an exception: the grader reads it as dots, as one
+ * point and as nothing, and a wrong remainder is wrong all three ways ("58÷8=6……10"). So is a
+ * minus the ink read where the recogniser read a point, which keeps the point as its second
+ * choice: read as every operator, as the point and as nothing.
  */
 export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   const chars = piece.chars;

@@ -39,7 +39,7 @@ export const DOUBTED_LINE = (CORRECT_CHAR_FLOOR + INK_GUESSED) / 2;
 /** Below any grading threshold: a circle whose sign could not be read leaves its problem uncertain. */
 export const UNREAD_SIGN_CONFIDENCE = 0.2;
 
-/** A character the ink puts where the recogniser read another: a guess, with none of the recogniser's choices. */
+/** A character the ink puts where the recogniser read another: a guess, with none of the recogniser's choices (a minus read as a point keeps the point). */
 const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ text, confidence, x0: c.x0, x1: c.x1 });
 
 /**
@@ -73,8 +73,9 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
     const mark = c.text === '=' && c.confidence < INK_GUESSED ? shaky.find((s) => s.x0 <= (c.x0 + c.x1) / 2 && (c.x0 + c.x1) / 2 <= s.x1) : undefined;
     if (mark) return { ...c, confidence: equalsAt(mark.x0, mark.x1) };
     if (remainderDots(line, i)) return guessed(c, '……', Math.min(c.confidence, INK_GUESSED));
-    // The point read stays the other choice: the grader reads the minus every way, the point too.
-    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return { ...guessed(c, '-'), runnerUp: c.text };
+    // The point read stays the other choice: the grader reads the minus every way, as a point and
+    // as nothing (a speck).
+    if (minusReadAsPoint(line, i) && isMidHeightDot(page, line.box, c.x0, c.x1)) return { ...guessed(c, '-'), runnerUp: '.' };
     if (!/^[+\-÷x×X]$/.test(c.text)) return c;
     // "28+÷3": the recogniser read one ÷ twice; the cell of the first one is the same ÷.
     if ((c.text === '+' || c.text === '-') && (line.chars[i + 1]?.text === '÷' || line.chars[i - 1]?.text === '÷')) return { ...c, text: '' };

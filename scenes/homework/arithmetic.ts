@@ -422,9 +422,9 @@ function wrongHoweverWeakCharsRead(input: GradeInput, opts: GradeOptions): Grade
   const reads = weak.map((w) => (input.text.startsWith(REMAINDER_DOTS, w.at) ? REMAINDER_DOTS : (input.text[w.at] as string)));
   const choices = weak.map((w, i) => {
     const read = reads[i] as string;
-    // A digit or point may be a speck or a neighbour's read into the line, a remainder's dots one
-    // point or specks; printed signs are not left out.
-    const leftOut = /^[\d.]$/.test(read) ? [''] : read === REMAINDER_DOTS ? ['.', ''] : [];
+    // A digit or point may be a speck or a neighbour's read into the line (also a point the ink
+    // took for a minus), a remainder's dots one point or specks; printed signs are not left out.
+    const leftOut = /^[\d.]$/.test(read) || w.runnerUp === '.' ? [''] : read === REMAINDER_DOTS ? ['.', ''] : [];
     return [...new Set([read, ...leftOut, ...(w.runnerUp === undefined ? [] : [w.runnerUp]), ...(OPERATORS.includes(normaliseMath(read)) ? OPERATORS : [])])];
   });
   // Every combination of choices; the weak characters go from the right so positions hold.
