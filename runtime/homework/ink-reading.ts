@@ -278,6 +278,8 @@ function minusReadAsPoint(line: OcrLine, i: number): boolean {
 }
 
 const OPERATOR = /^[+\-×÷xX]$/;
+/** An equals or comparison sign: a problem's relation. */
+export const RELATION = /^[=＝<>○]$/;
 const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
 
 /**
@@ -299,7 +301,7 @@ type EqualsPlace = { replace?: number; insertBefore?: number; x0: number; x1: nu
  */
 function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): EqualsPlace | undefined {
   const chars = line.chars;
-  if (chars.some((c) => /^[=＝<>○]$/.test(c.text))) return undefined;
+  if (chars.some((c) => RELATION.test(c.text))) return undefined;
   const firstOperator = chars.findIndex((c) => OPERATOR.test(c.text));
   if (firstOperator < 0) return undefined;
   // Between two digits after the operator, with only the answer after it ("…=1.5", "…=3……2").

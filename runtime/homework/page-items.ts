@@ -5,7 +5,7 @@
  */
 import type { OcrLine } from '../../models/ocr/index.js';
 import { splitProblems } from '../../scenes/homework/arithmetic.js';
-import { type Char, lineFloor, UNREAD_SIGN_CONFIDENCE } from './ink-reading.js';
+import { type Char, lineFloor, RELATION, UNREAD_SIGN_CONFIDENCE } from './ink-reading.js';
 
 export type Box = { x: number; y: number; w: number; h: number };
 
@@ -143,7 +143,6 @@ export function spacedAtGap(line: OcrLine): string {
   return text + line.text.slice(i);
 }
 
-const RELATION = /^[=＝<>○]$/;
 /** Line heights of paper between an answer and the next problem run into it (see spacedAtGap). */
 const SPLIT_GAP = 0.6;
 
