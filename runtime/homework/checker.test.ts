@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, comparisonMisread, cutByEdge, digitLost, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -763,5 +763,51 @@ describe('an operator whose shape the classifier is sure of', () => {
       expect(fixed.text).toBe('36+4=9');
       expect(fixed.chars[2]).not.toHaveProperty('sure');
     }
+  });
+});
+
+describe('a problem read again from a wider crop', () => {
+  const sure = (text: string, confidence = 0.95) => ({ text, confidence, minCharConfidence: confidence, chars: [...text].map((t) => ({ text: t, confidence, x0: 0, x1: 1 })) });
+  /** A first reading, each character at 0.95 but those given. */
+  const first = (text: string, weak: Record<number, number> = {}, inkSure: number[] = []): PageItem => {
+    const chars = [...text].map((t, i) => ({ text: t, confidence: weak[i] ?? 0.95, x0: 0, x1: 1, ...(inkSure.includes(i) ? { sure: true as const } : {}) }));
+    return { text, confidence: 0.7, minCharConfidence: Math.min(...chars.map((c) => c.confidence)), box: { x: 0, y: 0, w: 1, h: 1 }, chars, arithmetic: true };
+  };
+
+  it('shares the digits, points and remainder\'s dots of the first reading, and the operators it was sure of', () => {
+    expect(sharesReading(first('27÷4m 6....3'), sure('27÷4=6……3'))).toBe(true);
+    expect(sharesReading(first('27÷4=6...3'), sure('27÷4=6……3'))).toBe(true);
+    expect(sharesReading(first('27÷4=6.3'), sure('27÷4=6……3'))).toBe(false);
+    expect(sharesReading(first('8元6=48'), sure('8×6=48'))).toBe(true);
+    expect(sharesReading(first('68.40=28'), sure('68-40=28'))).toBe(true);
+    expect(sharesReading(first('2x3=6'), sure('2×3=6'))).toBe(true);
+    // A digit lost, a point or dots found, a sure operator changed: not the same reading.
+    expect(sharesReading(first('13-12=11'), sure('13-12=1'))).toBe(false);
+    expect(sharesReading(first('2.5-0.9=16'), sure('2.5-0.9=1.6'))).toBe(false);
+    expect(sharesReading(first('39÷8=47'), sure('39÷8=4……7'))).toBe(false);
+    expect(sharesReading(first('39÷8=47'), sure('39+8=47'))).toBe(false);
+    // An operator the first reading doubted may be another; one the ink confirmed may not.
+    expect(sharesReading(first('69-31=100', { 2: 0.3 }), sure('69+31=100'))).toBe(true);
+    expect(sharesReading(first('39÷8=47', { 2: 0.3 }, [2]), sure('39+8=47'))).toBe(false);
+  });
+
+  it('marks a right answer right when a reading sharing the first is sure of it', () => {
+    const g = confirmedByRereading(first('8元6=48'), [undefined, sure('8×6=48')]);
+    expect(g).toMatchObject({ verdict: 'correct', question: '8×6=', student_answer: '48' });
+    expect(confirmedByRereading(first('27÷4m 6....3'), [sure('27÷4=6……3', 0.9)])?.verdict).toBe('correct');
+  });
+
+  it('never takes a reading the first does not share, and never makes a problem wrong', () => {
+    // The second 1 lost in the second crop would make a wrong answer right.
+    expect(confirmedByRereading(first('13-12=11'), [sure('13-12=1')])).toBeUndefined();
+    expect(confirmedByRereading(first('3×2=0'), [sure('3×2=6')])).toBeUndefined();
+    expect(confirmedByRereading(first('39÷8=47'), [sure('39+8=47')])).toBeUndefined();
+    expect(confirmedByRereading(first('8×6=46'), [sure('8×6=46')])).toBeUndefined();
+  });
+
+  it('leaves the problem uncertain when one reading is wrong or none is sure enough', () => {
+    expect(confirmedByRereading(first('8元6=48'), [sure('8×6=48'), sure('8×6=46')])).toBeUndefined();
+    expect(confirmedByRereading(first('8×9=72'), [sure('8×9=72', 0.4)])).toBeUndefined();
+    expect(confirmedByRereading(first('8×9=72'), [{ ...sure('8×9=72', 0.9), minCharConfidence: 0.1 }])).toBeUndefined();
   });
 });

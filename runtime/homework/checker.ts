@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
-import { OcrEngine, type OcrLine } from '../../models/ocr/index.js';
+import { OcrEngine, type OcrLine, type Recognized } from '../../models/ocr/index.js';
 import { type Circle, comparisonRings, eraseComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -68,12 +68,14 @@ export class HomeworkChecker {
 
     const items: CheckedItem[] = [];
     const boxes = new Map<number, Box>();
+    const readings = new Map<number, PageItem>();
     const pieces = pageItems(doubtedLines(lines.map((l) => this.withInk(page, l)), page.cols));
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased: eraseComparisonCircles(erased, inGaps), circles };
     for (const piece of pieces) {
       const index = items.length + 1;
       boxes.set(index, piece.box);
+      readings.set(index, piece);
       const bbox = sourceBox(piece.box, prepared.toSource);
       const confidence = Math.round(piece.confidence * 1000) / 1000;
       if (!piece.arithmetic) {
@@ -83,6 +85,7 @@ export class HomeworkChecker {
       const g = this.grade(ink, piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
+    await this.readAgain(page, items, boxes, readings);
     const crops = new Map<number, Buffer>();
     for (const it of items) {
       if (it.verdict !== 'uncertain') continue;
@@ -93,6 +96,27 @@ export class HomeworkChecker {
     this.opts.log?.debug({ lines: lines.length, items: items.length }, 'page checked');
     const timings = { preprocess: round(t1 - t0), ocr: round(t2 - t1), grade: round(t3 - t2) };
     return { check: { ok: true, check_id: randomUUID(), items, timings_ms: timings }, timings_ms: timings, crops };
+  }
+
+  /**
+   * A problem left uncertain is read once more, cut out of the page a little wider and taller
+   * than its box (`REREAD_PADS`): on a blurred page another crop often reads the same ink with
+   * more confidence, or reads the printed sign the first reading garbled ("8元6=48"). Only a
+   * right answer is taken from it (see confirmedByRereading); it never makes a problem wrong.
+   */
+  private async readAgain(page: Mat, items: CheckedItem[], boxes: Map<number, Box>, readings: Map<number, PageItem>): Promise<void> {
+    const again = items.filter((it) => it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? '') && readings.get(it.index)?.arithmetic === true && !/[○◯〇]/.test(it.question));
+    if (again.length === 0) return;
+    const crops = again.flatMap((it) => {
+      const b = boxes.get(it.index) as Box;
+      return REREAD_PADS.map((pad) => cropOf(page, padded(page, b, { x: 0, y: 0, w: b.w, h: b.h }, Math.round(pad.x * b.h), Math.round(pad.y * b.h))));
+    });
+    const read = await this.ocr.recognize(crops);
+    const opts = { minConfidence: this.opts.minConfidence };
+    again.forEach((it, k) => {
+      const g = confirmedByRereading(readings.get(it.index) as PageItem, read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length), opts);
+      if (g) Object.assign(it, { question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, kind: g.kind, reason: 'read_again' });
+    });
   }
 
   /** The line with what its ink says about its signs; as read when looking at the ink fails (the page is still graded). */
@@ -163,10 +187,9 @@ export class HomeworkChecker {
       else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }
     if (inked.length === 0) return;
-    const crop = (b: Box): Mat => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h));
     // The slot's characters on the page, spaces left out.
     const onPage = (chars: Char[] | undefined, b: Box): Char[] => (chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + b.x, x1: c.x1 + b.x }));
-    const read = (await this.ocr.recognize(inked.map(({ slot }) => crop(slot)))).map((r, i) => r && { confidence: r.confidence, chars: onPage(r.chars, (inked[i] as (typeof inked)[number]).slot) });
+    const read = (await this.ocr.recognize(inked.map(({ slot }) => cropOf(page, slot)))).map((r, i) => r && { confidence: r.confidence, chars: onPage(r.chars, (inked[i] as (typeof inked)[number]).slot) });
     // A lone digit cut out is often read as nothing at all, where the recogniser reads it in its
     // problem ("2×2=4" on a hard synthetic page: nothing, or "." at 0.25, cut to the 4; "2x2=4"
     // with the 4 at 0.77 in the problem's box): an unread answer after "=" is read once more with
@@ -174,7 +197,7 @@ export class HomeworkChecker {
     const unread = inked.flatMap((it, i) => (it.afterEquals && !readAnswer(read[i]?.chars ?? [], read[i]?.confidence ?? 0) ? [i] : []));
     if (unread.length > 0) {
       const boxes = unread.map((i) => withProblem(page, inked[i] as (typeof inked)[number]));
-      const again = await this.ocr.recognize(boxes.map(crop));
+      const again = await this.ocr.recognize(boxes.map((b) => cropOf(page, b)));
       unread.forEach((i, k) => {
         const chars = onPage(again[k]?.chars, boxes[k] as Box);
         // Only what stands right of the piece's own "=" (the re-read may take a × for one).
@@ -220,6 +243,64 @@ export class HomeworkChecker {
   async release(): Promise<void> {
     await this.ocr.release();
   }
+}
+
+/** How much wider and taller than its box a problem is cut out to be read again, in line heights per side. */
+const REREAD_PADS: readonly { x: number; y: number }[] = [
+  { x: 0.3, y: 0.15 },
+  { x: 0.3, y: 0.3 },
+];
+
+/**
+ * Uncertain verdicts a second reading does not overrule: the ink showed more of the answer than
+ * was read, or a printed mark the recogniser never reads (a comparison's sign).
+ */
+const REREAD_REASONS_EXCLUDED = new Set(['answer_digit_lost', 'printed_mark_unread']);
+
+/** A reading's digits in order, the points and remainder's dots after so many of them, and its operators by the same count. */
+interface Skeleton { digits: string; marks: Set<string>; signs: Map<number, string> }
+
+/** The skeleton of a reading; only operators read at `sureAt` or more, or confirmed by the ink, count. */
+function skeleton(chars: readonly { text: string; confidence: number; sure?: true }[], sureAt: number): Skeleton {
+  const out: Skeleton = { digits: '', marks: new Set(), signs: new Map() };
+  for (const c of chars) {
+    const t = c.text.trim();
+    const at = out.digits.length;
+    if (/^\d+$/.test(t)) out.digits += t;
+    else if (/^(…+|[.·。]+)$/.test(t)) {
+      // More than one point between the same digits is a remainder's dots.
+      const point = /^[.·。]$/.test(t) && !out.marks.has(`.${at}`) && !out.marks.has(`R${at}`);
+      out.marks.delete(`.${at}`);
+      out.marks.add(point ? `.${at}` : `R${at}`);
+    } else if (OPERATOR.test(t) && (c.sure || c.confidence >= sureAt)) out.signs.set(at, /^[xX]$/.test(t) ? '×' : t);
+  }
+  return out;
+}
+
+/**
+ * Whether a second reading of a problem (`again`) may stand in for its first: the same digits in
+ * order; no point or remainder's dots the first did not have between the same digits (a second
+ * crop that sees a point in "16" would make a forgotten point right); and each operator the first
+ * was sure of (at `DEFAULT_MIN_CHAR_CONFIDENCE` or confirmed by the ink) in the same place:
+ * "39÷8=47" with its ÷ confirmed, read again as "39+8=47", is not a right answer. Other signs may
+ * differ; a garbled sign read plainly is what reading again is for ("8元6=48").
+ */
+export function sharesReading(first: Piece, again: { text: string; chars?: readonly { text: string; confidence: number }[] }): boolean {
+  const a = skeleton(first.chars ?? [...first.text].map((text) => ({ text, confidence: first.minCharConfidence })), DEFAULT_MIN_CHAR_CONFIDENCE);
+  const b = skeleton(again.chars ?? [...again.text].map((text) => ({ text, confidence: 1 })), 0);
+  return a.digits === b.digits && [...b.marks].every((m) => a.marks.has(m)) && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
+}
+
+/**
+ * The verdict a problem gets from being read again (`again`: the other crops' readings), when
+ * that settles it: right, in a reading that shares the first one (see sharesReading) and is sure
+ * enough to mark a right answer (gradeProblem's rule 2), and no reading of it wrong. Anything
+ * else leaves the first verdict.
+ */
+export function confirmedByRereading(first: Piece, again: readonly (Recognized | undefined)[], opts: GradeOptions = {}): GradeResult | undefined {
+  const graded = again.flatMap((r) => (r ? [{ r, g: gradeProblem(r, opts) }] : []));
+  if (graded.some(({ g }) => g.verdict === 'incorrect')) return undefined;
+  return graded.find(({ r, g }) => g.verdict === 'correct' && sharesReading(first, r))?.g;
 }
 
 /**
@@ -375,6 +456,8 @@ function inkIn(page: Mat, b: Box): { mask: Mat; marks: InkMark[] } {
   const mask = gray.threshold(Math.max(0, gray.mean().w - 45), 255, cv.THRESH_BINARY_INV);
   return { mask, marks: inkMarks(mask).filter((m) => m.area >= 8) };
 }
+
+const cropOf = (page: Mat, b: Box): Mat => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h));
 
 /** `ink` (in the pixels of box `b`) as a page box, padded across and up and down, clipped to the page. */
 function padded(page: Mat, b: Box, ink: Box, padX: number, padY: number): Box {
