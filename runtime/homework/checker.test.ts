@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -503,6 +503,25 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     // A digit right after the quotient, with nothing before it: no dots.
     expect(remainderDigit(page((m) => digitAt(m, 106)), slot, 30)?.dotsSeen).toBe(false);
     expect(remainderDigit(page(() => {}), slot, 30)).toBeUndefined();
+  });
+
+  it('an answer read as two digits far apart in its slot lost the dots between them; a number\'s digits stand close', () => {
+    // A slot 120×40 at (100, 20), line height 30; digits 12 px wide, read with cells meeting halfway.
+    const slot = { x: 100, y: 20, w: 120, h: 40 };
+    const page = (...xs: number[]) => {
+      const m = new cv.Mat(100, 300, cv.CV_8UC3, [255, 255, 255]);
+      for (const x0 of xs) m.drawRectangle(new cv.Point2(x0, 24), new cv.Point2(x0 + 12, 48), new cv.Vec3(160, 60, 30), 3);
+      return m;
+    };
+    const read = (...centres: number[]) => centres.map((c, i) => ({ text: '1', confidence: 0.9, x0: i ? (c + (centres[i - 1] as number)) / 2 : c - 10, x1: i < centres.length - 1 ? (c + (centres[i + 1] as number)) / 2 : c + 10 }));
+    // 1……1 with the dots lost: 30 px of paper (one line height) between the digits.
+    expect(dotsLostBetween(page(106, 148), slot, read(112, 154), 30)).toBe(1);
+    expect(dotsLostBetween(page(106, 122, 164), slot, read(112, 128, 170), 30)).toBe(2);
+    // 11: the digits 4 px apart.
+    expect(dotsLostBetween(page(106, 122), slot, read(112, 128), 30)).toBeUndefined();
+    // One digit, or something that is no digit.
+    expect(dotsLostBetween(page(106, 148), slot, read(112), 30)).toBeUndefined();
+    expect(dotsLostBetween(page(106, 148), slot, [...read(112, 154).slice(0, 1), { text: '.', confidence: 0.9, x0: 130, x1: 170 }], 30)).toBeUndefined();
   });
 
   it('a remainder may be lost after a division that is not even, or after a + whose answer is the quotient', () => {

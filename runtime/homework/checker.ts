@@ -206,7 +206,7 @@ export class HomeworkChecker {
         if (answer.length > 0) read[i] = { confidence: confidenceOf(answer).confidence, chars: answer };
       });
     }
-    inked.forEach(({ p, slot, dotsGuessed, dotsSeen }, i) => {
+    inked.forEach(({ p, slot, afterEquals, dotsGuessed, dotsSeen }, i) => {
       const r = read[i];
       const chars = r?.chars ?? [];
       // The dots the slot begins with left out (the piece has its own).
@@ -232,7 +232,14 @@ export class HomeworkChecker {
         return;
       }
       const own = confidenceOf(added);
-      p.text += answer;
+      // A division's answer read as two digits far apart lost the remainder's dots between them
+      // ("4÷3=11" for 1……1): they are put back as a guess, like dots guessed before a lone digit.
+      const lost = afterEquals && leavesRemainder(p.text) ? dotsLostBetween(page, slot, added, p.box.h) : undefined;
+      if (lost !== undefined) {
+        added.splice(lost, 0, { text: '……', confidence: INK_GUESSED, x0: (added[lost - 1] as Char).x1, x1: (added[lost] as Char).x0 });
+        p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
+      }
+      p.text += added.map((c) => c.text).join('');
       p.chars?.push(...added);
       p.box = union(p.box, { x: (added[0] as Char).x0, y: p.box.y, w: Math.max(1, (added.at(-1) as Char).x1 - (added[0] as Char).x0), h: p.box.h });
       p.confidence = Math.min(p.confidence, own.confidence);
@@ -603,6 +610,32 @@ export function unevenDivision(text: string): boolean {
   const [a, b, q] = [Number(m[1]), Number(m[3]), Number(m[4])];
   if (b === 0 || a % b === 0) return false;
   return m[2] === '÷' || q === Math.floor(a / b);
+}
+
+/** "a÷b=" where a÷b leaves a remainder. */
+function leavesRemainder(text: string): boolean {
+  const m = /(?:^|[^\d)])(\d+)÷(\d+)[=＝]\s*$/.exec(text);
+  return m !== null && Number(m[2]) !== 0 && Number(m[1]) % Number(m[2]) !== 0;
+}
+
+/**
+ * Where an answer read in its slot lost a remainder's dots: between two of its digits whose ink
+ * is at least REMAINDER_GAP line heights apart (a number's digits stand close; the dots' specks
+ * are too small to count as ink here). The index in `chars` of the digit after the gap.
+ */
+export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], lineH: number): number | undefined {
+  if (chars.length < 2 || !chars.every((c) => /^\d$/.test(c.text))) return undefined;
+  const marks = inkIn(page, slot).marks.filter((m) => m.h >= 0.4 * lineH).sort((a, b) => a.x - b.x);
+  let reach = marks[0] ? marks[0].x + marks[0].w : 0;
+  for (const m of marks.slice(1)) {
+    if (m.x - reach >= REMAINDER_GAP * lineH) {
+      const gap = slot.x + (reach + m.x) / 2;
+      const k = chars.findIndex((c) => (c.x0 + c.x1) / 2 > gap);
+      return k > 0 ? k : undefined;
+    }
+    reach = Math.max(reach, m.x + m.w);
+  }
+  return undefined;
 }
 
 /** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
