@@ -85,7 +85,7 @@ export class HomeworkChecker {
       const g = this.grade(ink, piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
-    await this.readAgain(ink, items, boxes, readings);
+    await this.readAgain(page, items, boxes, readings);
     const crops = new Map<number, Buffer>();
     for (const it of items) {
       if (it.verdict !== 'uncertain') continue;
@@ -101,13 +101,10 @@ export class HomeworkChecker {
   /**
    * A problem left uncertain is read once more, cut out of the page a little wider and taller
    * than its box (`REREAD_PADS`): on a blurred page another crop often reads the same ink with
-   * more confidence, or reads the printed sign the first reading garbled ("8元6=48"). A right
-   * answer is taken from a reading that shares the first (see confirmedByRereading); a wrong one
-   * only for a problem that was uncertain for its shaky reading alone, when every crop reads it
-   * exactly the same and sure (condemnedByRereading), and the checks of grade still pass.
+   * more confidence, or reads the printed sign the first reading garbled ("8元6=48"). Only a
+   * right answer is taken from it (see confirmedByRereading); it never makes a problem wrong.
    */
-  private async readAgain(ink: PageInk, items: CheckedItem[], boxes: Map<number, Box>, readings: Map<number, PageItem>): Promise<void> {
-    const page = ink.page;
+  private async readAgain(page: Mat, items: CheckedItem[], boxes: Map<number, Box>, readings: Map<number, PageItem>): Promise<void> {
     const again = items.filter((it) => it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? '') && readings.get(it.index)?.arithmetic === true && !/[○◯〇]/.test(it.question));
     if (again.length === 0) return;
     const crops = again.flatMap((it) => {
@@ -117,14 +114,8 @@ export class HomeworkChecker {
     const read = await this.ocr.recognize(crops);
     const opts = { minConfidence: this.opts.minConfidence };
     again.forEach((it, k) => {
-      const piece = readings.get(it.index) as PageItem;
-      const reads = read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length);
-      const right = confirmedByRereading(piece, reads, opts);
-      // A wrong answer read too shakily to condemn: wrong when every crop reads it the same and
-      // sure, and the checks that keep a right answer from being marked wrong still pass.
-      const wrong = !right && SHAKY.has(it.reason ?? '') ? condemnedByRereading(piece, reads, opts) : undefined;
-      const g = right ?? (wrong && this.unlessDoubted(ink, piece, wrong));
-      if (g?.verdict === 'correct' || g?.verdict === 'incorrect') Object.assign(it, { question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, kind: g.kind, reason: 'read_again' });
+      const g = confirmedByRereading(readings.get(it.index) as PageItem, read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length), opts);
+      if (g) Object.assign(it, { question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, kind: g.kind, reason: 'read_again' });
     });
   }
 
@@ -150,12 +141,7 @@ export class HomeworkChecker {
     // slot after the "=" (looked at by readMissingAnswers).
     const blankSeen = piece.bracketGap ? bareBetween(ink.page, piece.box, piece.bracketGap) : piece.bareSlot === true;
     const opts = { minConfidence: this.opts.minConfidence };
-    return this.unlessDoubted(ink, piece, gradeWithSigns(piece, blankSeen, opts));
-  }
-
-  /** A wrong verdict `g` on `piece`, unless the ink or the recogniser's second choices leave room for a right answer (see grade). */
-  private unlessDoubted(ink: PageInk, piece: PageItem, g: GradeResult): GradeResult {
-    const opts = { minConfidence: this.opts.minConfidence };
+    const g = gradeWithSigns(piece, blankSeen, opts);
     if (g.verdict !== 'incorrect') return g;
     if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
@@ -310,25 +296,6 @@ export function sharesReading(first: Piece, again: { text: string; chars?: reado
   const a = skeleton(first.chars ?? [...first.text].map((text) => ({ text, confidence: first.minCharConfidence })), DEFAULT_MIN_CHAR_CONFIDENCE);
   const b = skeleton(again.chars ?? [...again.text].map((text) => ({ text, confidence: 1 })), 0);
   return a.digits === b.digits && [...b.marks].every((m) => a.marks.has(m)) && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
-}
-
-/** Uncertain only because the reading was not sure enough. */
-const SHAKY = new Set(['low_confidence', 'low_char_confidence']);
-
-/** Whether two readings of a problem say the same: digits, points, remainder's dots and operators alike. */
-function sameReading(first: Piece, again: Recognized): boolean {
-  const [a, b] = [skeleton(first.chars ?? [...first.text].map((text) => ({ text, confidence: 1 })), 0), skeleton(again.chars, 0)];
-  return a.digits === b.digits && a.marks.size === b.marks.size && [...b.marks].every((m) => a.marks.has(m)) && a.signs.size === b.signs.size && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
-}
-
-/**
- * A wrong verdict for a problem read too shakily to condemn (`first`), from being read again:
- * every other crop reads exactly what the first reading did, each sure enough to mark an answer
- * wrong on its own (gradeProblem), and wrong.
- */
-export function condemnedByRereading(first: Piece, again: readonly (Recognized | undefined)[], opts: GradeOptions = {}): GradeResult | undefined {
-  const graded = again.map((r) => r && sameReading(first, r) ? gradeProblem(r, opts) : undefined);
-  return graded.length > 0 && graded.every((g) => g?.verdict === 'incorrect') ? graded[0] : undefined;
 }
 
 /**
