@@ -519,6 +519,8 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     expect(dotsLostBetween(page(106, 122, 164), slot, read(112, 128, 170), 30)).toBe(2);
     // 11: the digits 4 px apart.
     expect(dotsLostBetween(page(106, 122), slot, read(112, 128), 30)).toBeUndefined();
+    // Further apart than a remainder's dots leave: another problem's digit.
+    expect(dotsLostBetween(page(106, 190), slot, read(112, 196), 30)).toBeUndefined();
     // One digit, or something that is no digit.
     expect(dotsLostBetween(page(106, 148), slot, read(112), 30)).toBeUndefined();
     expect(dotsLostBetween(page(106, 148), slot, [...read(112, 154).slice(0, 1), { text: '.', confidence: 0.9, x0: 130, x1: 170 }], 30)).toBeUndefined();
@@ -805,6 +807,18 @@ describe('a problem read again from a wider crop', () => {
     expect(sharesReading(first('2.5-0.9=16'), sure('2.5-0.9=1.6'))).toBe(false);
     expect(sharesReading(first('39÷8=47'), sure('39÷8=4……7'))).toBe(false);
     expect(sharesReading(first('39÷8=47'), sure('39+8=47'))).toBe(false);
+    // Nor a point, dots, a fraction bar or brackets lost, but for a point read again as an
+    // operator, and brackets added where the first reading's do not pair.
+    expect(sharesReading(first('1.2×3=36'), sure('12×3=36'))).toBe(false);
+    expect(sharesReading(first('96÷8=1……2'), sure('96÷8=12'))).toBe(false);
+    expect(sharesReading(first('1/2+1/4=3/4'), sure('1/2+1/4=34'))).toBe(false);
+    expect(sharesReading(first('(2+3)×4=14'), sure('2+3×4=14'))).toBe(false);
+    expect(sharesReading(first('4×29-12)=68'), sure('4×(29-12)=68'))).toBe(true);
+    expect(sharesReading(first('2+3×4=20'), sure('(2+3)×4=20'))).toBe(false);
+    // Look-alikes of a sure sign are that sign: 十 read again as × is another sign.
+    expect(sharesReading(first('6十3=18'), sure('6×3=18'))).toBe(false);
+    expect(sharesReading(first('6*3=9'), sure('6+3=9'))).toBe(false);
+    expect(sharesReading(first('6*3=18'), sure('6×3=18'))).toBe(true);
     // An operator the first reading doubted may be another; one the ink confirmed may not.
     expect(sharesReading(first('69-31=100', { 2: 0.3 }), sure('69+31=100'))).toBe(true);
     expect(sharesReading(first('39÷8=47', { 2: 0.3 }, [2]), sure('39+8=47'))).toBe(false);

@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, OPERATOR, readSignsFromInk, RELATION, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -264,14 +264,21 @@ const REREAD_PADS: readonly { x: number; y: number }[] = [
  */
 const REREAD_REASONS_EXCLUDED = new Set(['answer_digit_lost', 'printed_mark_unread']);
 
-/** A reading's digits in order, the points and remainder's dots after so many of them, and its operators by the same count. */
+/**
+ * A reading's digits in order; its points, remainder's dots, fraction bars and brackets by how
+ * many digits stand before them; and its operators and relation signs by the same count.
+ */
 interface Skeleton { digits: string; marks: Set<string>; signs: Map<number, string> }
 
-/** The skeleton of a reading; only operators read at `sureAt` or more, or confirmed by the ink, count. */
+/** One form of each sign: the recogniser's look-alikes and full-width forms of it. */
+const SIGN_FORMS: Record<string, string> = { x: '×', X: '×', '*': '×', 十: '+', '＋': '+', 一: '-', '—': '-', '－': '-', ':': '÷', '∶': '÷', '＝': '=', '（': '(', '）': ')' };
+
+/** The skeleton of a reading; only signs read at `sureAt` or more, or confirmed by the ink, count. */
 function skeleton(chars: readonly { text: string; confidence: number; sure?: true }[], sureAt: number): Skeleton {
   const out: Skeleton = { digits: '', marks: new Set(), signs: new Map() };
   for (const c of chars) {
     const t = c.text.trim();
+    const sign = SIGN_FORMS[t] ?? t;
     const at = out.digits.length;
     if (/^\d+$/.test(t)) out.digits += t;
     else if (/^(…+|[.·。]+)$/.test(t)) {
@@ -279,23 +286,33 @@ function skeleton(chars: readonly { text: string; confidence: number; sure?: tru
       const point = /^[.·。]$/.test(t) && !out.marks.has(`.${at}`) && !out.marks.has(`R${at}`);
       out.marks.delete(`.${at}`);
       out.marks.add(point ? `.${at}` : `R${at}`);
-    } else if (OPERATOR.test(t) && (c.sure || c.confidence >= sureAt)) out.signs.set(at, /^[xX]$/.test(t) ? '×' : t);
+    } else if (/^[/()]$/.test(sign)) out.marks.add(`${sign}${at}`);
+    else if ((OPERATOR.test(sign) || RELATION.test(sign)) && (c.sure || c.confidence >= sureAt)) out.signs.set(at, sign);
   }
   return out;
 }
 
+/** Whether a reading's brackets pair up. */
+const balanced = (marks: Set<string>): boolean => [...marks].filter((m) => m.startsWith('(')).length === [...marks].filter((m) => m.startsWith(')')).length;
+
 /**
  * Whether a second reading of a problem (`again`) may stand in for its first: the same digits in
- * order; no point or remainder's dots the first did not have between the same digits (a second
- * crop that sees a point in "16" would make a forgotten point right); and each operator the first
- * was sure of (at `DEFAULT_MIN_CHAR_CONFIDENCE` or confirmed by the ink) in the same place:
- * "39÷8=47" with its ÷ confirmed, read again as "39+8=47", is not a right answer. Other signs may
- * differ; a garbled sign read plainly is what reading again is for ("8元6=48").
+ * order, and the same points, remainder's dots, fraction bars and brackets between the same
+ * digits — a second crop that sees a point in "16" would make a forgotten point right, one that
+ * loses it ("12×3=36" for 1.2×3) or the brackets of "(2+3)×4=14" would make a wrong answer
+ * right. Two exceptions: a point of the first where the second reads an operator (a minus read as
+ * a point, "68.40=28"), and brackets the second adds to a first whose brackets do not pair
+ * ("4×29-12)=68"). Each sign the first was sure of (at `DEFAULT_MIN_CHAR_CONFIDENCE` or
+ * confirmed by the ink) stands in the same place: "39÷8=47" with its ÷ confirmed, read again as
+ * "39+8=47", is not a right answer. Other signs may differ; a garbled sign read plainly is what
+ * reading again is for ("8元6=48").
  */
 export function sharesReading(first: Piece, again: { text: string; chars?: readonly { text: string; confidence: number }[] }): boolean {
   const a = skeleton(first.chars ?? [...first.text].map((text) => ({ text, confidence: first.minCharConfidence })), DEFAULT_MIN_CHAR_CONFIDENCE);
   const b = skeleton(again.chars ?? [...again.text].map((text) => ({ text, confidence: 1 })), 0);
-  return a.digits === b.digits && [...b.marks].every((m) => a.marks.has(m)) && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
+  const added = [...b.marks].filter((m) => !a.marks.has(m) && !(/^[()]/.test(m) && !balanced(a.marks)));
+  const lost = [...a.marks].filter((m) => !b.marks.has(m) && !(m.startsWith('.') && OPERATOR.test(b.signs.get(Number(m.slice(1))) ?? '')));
+  return a.digits === b.digits && added.length === 0 && lost.length === 0 && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
 }
 
 /**
@@ -614,20 +631,25 @@ export function unevenDivision(text: string): boolean {
 
 /** "a÷b=" where a÷b leaves a remainder. */
 function leavesRemainder(text: string): boolean {
-  const m = /(?:^|[^\d)])(\d+)÷(\d+)[=＝]\s*$/.exec(text);
+  const m = /^\s*(\d+)÷(\d+)[=＝]\s*$/.exec(text);
   return m !== null && Number(m[2]) !== 0 && Number(m[1]) % Number(m[2]) !== 0;
 }
 
+/** Line heights of paper that a remainder's six dots leave at most between its quotient and its digit (0.9–1.6 measured). */
+const DOTS_GAP_MAX = 2;
+
 /**
  * Where an answer read in its slot lost a remainder's dots: between two of its digits whose ink
- * is at least REMAINDER_GAP line heights apart (a number's digits stand close; the dots' specks
- * are too small to count as ink here). The index in `chars` of the digit after the gap.
+ * is REMAINDER_GAP to DOTS_GAP_MAX line heights apart (a number's digits stand close, and a mark
+ * further off belongs to something else; the dots' specks are too small to count as ink here).
+ * The index in `chars` of the digit after the gap.
  */
 export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], lineH: number): number | undefined {
   if (chars.length < 2 || !chars.every((c) => /^\d$/.test(c.text))) return undefined;
   const marks = inkIn(page, slot).marks.filter((m) => m.h >= 0.4 * lineH).sort((a, b) => a.x - b.x);
   let reach = marks[0] ? marks[0].x + marks[0].w : 0;
   for (const m of marks.slice(1)) {
+    if (m.x - reach > DOTS_GAP_MAX * lineH) return undefined;
     if (m.x - reach >= REMAINDER_GAP * lineH) {
       const gap = slot.x + (reach + m.x) / 2;
       const k = chars.findIndex((c) => (c.x0 + c.x1) / 2 > gap);
