@@ -3,7 +3,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, bracketTakenForDigit, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -842,5 +842,24 @@ describe('a problem read again from a wider crop', () => {
     expect(confirmedByRereading(first('8元6=48'), [sure('8×6=48'), sure('8×6=46')])).toBeUndefined();
     expect(confirmedByRereading(first('8×9=72'), [sure('8×9=72', 0.4)])).toBeUndefined();
     expect(confirmedByRereading(first('8×9=72'), [{ ...sure('8×9=72', 0.9), minCharConfidence: 0.1 }])).toBeUndefined();
+  });
+});
+
+describe('a fill-in answer beside its bracket', () => {
+  const piece = (chars: { text: string; confidence: number; runnerUp?: string }[]): PageItem => ({
+    text: chars.map((c) => c.text).join(''),
+    confidence: 0.9,
+    minCharConfidence: Math.min(...chars.map((c) => c.confidence)),
+    box: { x: 0, y: 0, w: 1, h: 1 },
+    chars: chars.map((c, i) => ({ ...c, x0: i, x1: i + 1 })),
+    arithmetic: true,
+  });
+  const sure = (t: string) => [...t].map((text) => ({ text, confidence: 0.99 }));
+
+  it('is doubted when a digit of it had the bracket as second choice, below 0.9', () => {
+    expect(bracketTakenForDigit(piece([{ text: '1', confidence: 0.68, runnerUp: '(' }, ...sure('2)-37=5')]))).toBe(true);
+    expect(bracketTakenForDigit(piece([{ text: '1', confidence: 0.95, runnerUp: '(' }, ...sure('2)-37=5')]))).toBe(false);
+    expect(bracketTakenForDigit(piece([{ text: '1', confidence: 0.68, runnerUp: '7' }, ...sure('2)-37=5')]))).toBe(false);
+    expect(bracketTakenForDigit(piece(sure('(12)-37=5')))).toBe(false);
   });
 });

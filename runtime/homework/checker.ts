@@ -145,6 +145,7 @@ export class HomeworkChecker {
     if (g.verdict !== 'incorrect') return g;
     if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
+    if (g.kind === 'fill_blank' && bracketTakenForDigit(piece)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
     // shown as that ÷, which is what the page most likely says).
     const other = alternateReading(piece, opts);
@@ -399,6 +400,16 @@ export function rightAsSecondChoice(piece: Piece, opts: GradeOptions = {}): bool
     if (at === undefined) return false;
     return texts.some((t) => mayBeRight(gradeProblem({ text: t.slice(0, at) + (c.runnerUp as string) + t.slice(at + 1), confidence: 1, minCharConfidence: 1 }, opts)));
   });
+}
+
+/**
+ * Whether a fill-in bracket's answer was read with a digit the recogniser took for the bracket
+ * second, below `SECOND_CHOICE_DOUBT`: where the bracket ends and the child's digits begin is not
+ * known, and a digit may be lost under it ("(42)-37=5" read as "12)-37=5", the 1 at 0.68 with
+ * "(" second, on a hard synthetic page).
+ */
+export function bracketTakenForDigit(piece: Piece): boolean {
+  return (piece.chars ?? []).some((c) => c.confidence < SECOND_CHOICE_DOUBT && /^\d$/.test(c.text) && /^[()（）]$/.test(c.runnerUp ?? ''));
 }
 
 /** Whether what a slot was read as is an answer: a digit, read at 0.5 or more. */
