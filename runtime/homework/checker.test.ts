@@ -1,12 +1,15 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, bracketTakenForDigit, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
+import { projectRoot } from '../paths.js';
 
 /** An OCR line with evenly spaced characters from x, 20 px each. */
 function line(text: string, x: number, y: number, confidence = 0.97): OcrLine {
@@ -790,12 +793,12 @@ describe('an operator whose shape the classifier is sure of', () => {
 describe('a problem read again from a wider crop', () => {
   const sure = (text: string, confidence = 0.95) => ({ text, confidence, minCharConfidence: confidence, chars: [...text].map((t) => ({ text: t, confidence, x0: 0, x1: 1 })) });
   /** A first reading, each character at 0.95 but those given. */
-  const first = (text: string, weak: Record<number, number> = {}, inkSure: number[] = []): PageItem => {
-    const chars = [...text].map((t, i) => ({ text: t, confidence: weak[i] ?? 0.95, x0: 0, x1: 1, ...(inkSure.includes(i) ? { sure: true as const } : {}) }));
+  const first = (text: string, weak: Record<number, number> = {}, alt: Record<number, string> = {}): PageItem => {
+    const chars = [...text].map((t, i) => ({ text: t, confidence: weak[i] ?? 0.95, x0: 0, x1: 1, ...(alt[i] ? { alt: alt[i] } : {}) }));
     return { text, confidence: 0.7, minCharConfidence: Math.min(...chars.map((c) => c.confidence)), box: { x: 0, y: 0, w: 1, h: 1 }, chars, arithmetic: true };
   };
 
-  it('shares the digits, points and remainder\'s dots of the first reading, and the operators it was sure of', () => {
+  it('shares the digits, points, remainder\'s dots and signs of the first reading', () => {
     expect(sharesReading(first('27÷4m 6....3'), sure('27÷4=6……3'))).toBe(true);
     expect(sharesReading(first('27÷4=6...3'), sure('27÷4=6……3'))).toBe(true);
     expect(sharesReading(first('27÷4=6.3'), sure('27÷4=6……3'))).toBe(false);
@@ -819,9 +822,13 @@ describe('a problem read again from a wider crop', () => {
     expect(sharesReading(first('6十3=18'), sure('6×3=18'))).toBe(false);
     expect(sharesReading(first('6*3=9'), sure('6+3=9'))).toBe(false);
     expect(sharesReading(first('6*3=18'), sure('6×3=18'))).toBe(true);
-    // An operator the first reading doubted may be another; one the ink confirmed may not.
-    expect(sharesReading(first('69-31=100', { 2: 0.3 }), sure('69+31=100'))).toBe(true);
-    expect(sharesReading(first('39÷8=47', { 2: 0.3 }, [2]), sure('39+8=47'))).toBe(false);
+    // A sign the first reading doubted is no other sign: a child's + for a printed - is the
+    // mistake a second crop must not excuse. A + whose ink supports ÷ too is not settled by a
+    // crop reading it +; a doubted = stays where it was read.
+    expect(sharesReading(first('69-31=100', { 2: 0.3 }), sure('69+31=100'))).toBe(false);
+    expect(sharesReading(first('69-31=38', { 2: 0.3 }), sure('69-31=38'))).toBe(true);
+    expect(sharesReading(first('39+8=47', {}, { 2: '÷' }), sure('39+8=47'))).toBe(false);
+    expect(sharesReading(first('12+3=15', { 4: 0.3 }), sure('12+31=5'))).toBe(false);
   });
 
   it('marks a right answer right when a reading sharing the first is sure of it', () => {
@@ -842,6 +849,33 @@ describe('a problem read again from a wider crop', () => {
     expect(confirmedByRereading(first('8元6=48'), [sure('8×6=48'), sure('8×6=46')])).toBeUndefined();
     expect(confirmedByRereading(first('8×9=72'), [sure('8×9=72', 0.4)])).toBeUndefined();
     expect(confirmedByRereading(first('8×9=72'), [{ ...sure('8×9=72', 0.9), minCharConfidence: 0.1 }])).toBeUndefined();
+    // Crops that read other digits disagree about the answer, however doubtfully.
+    expect(confirmedByRereading(first('8元6=48', { 5: 0.25 }), [sure('8×6=48', 0.9), sure('8×6=46', 0.45)])).toBeUndefined();
+    // A comparison's sign is the child's answer: no crop reads it for the child.
+    expect(confirmedByRereading(first('8×7く55'), [sure('8×7>55')])).toBeUndefined();
+  });
+});
+
+describe('reading again on a photographed page (hard-44, the real OCR models)', () => {
+  it('marks right what a wider crop reads sure; when that reading fails the page is graded without it', async () => {
+    const checker = await HomeworkChecker.load({ modelsDir: path.join(projectRoot(), 'no-models-dir') });
+    const photo = readFileSync(path.join(projectRoot(), 'test', 'fixtures', 'homework', 'hard-44.jpg'));
+    const ocr = (checker as unknown as { ocr: { recognize: (crops: Mat[]) => Promise<unknown[]> } }).ocr;
+    const recognize = ocr.recognize.bind(ocr);
+    let calls = 0;
+    ocr.recognize = (crops) => (calls++, recognize(crops));
+    const read = await checker.check(photo);
+    const again = read.check.items?.find((it) => it.reason === 'read_again');
+    expect(again).toMatchObject({ question: '5×3=', student_answer: '15', verdict: 'correct' });
+    // Reading again is the page's last recognition: it fails now.
+    const last = calls;
+    calls = 0;
+    ocr.recognize = (crops) => (++calls === last ? Promise.reject(new Error('recogniser gone')) : recognize(crops));
+    const failed = await checker.check(photo);
+    expect(failed.check.ok).toBe(true);
+    // As first read: "5×315", its = lost.
+    expect(failed.check.items?.find((it) => it.index === again?.index)).toMatchObject({ question: '5×315', verdict: 'uncertain' });
+    expect(failed.check.items?.length).toBe(read.check.items?.length);
   });
 });
 

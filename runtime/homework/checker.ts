@@ -111,7 +111,13 @@ export class HomeworkChecker {
       const b = boxes.get(it.index) as Box;
       return REREAD_PADS.map((pad) => cropOf(page, padded(page, b, { x: 0, y: 0, w: b.w, h: b.h }, Math.round(pad.x * b.h), Math.round(pad.y * b.h))));
     });
-    const read = await this.ocr.recognize(crops);
+    let read: (Recognized | undefined)[];
+    try {
+      read = await this.ocr.recognize(crops);
+    } catch (err) {
+      this.opts.log?.warn({ err, problems: again.length }, 'reading uncertain problems again failed; they stay uncertain');
+      return;
+    }
     const opts = { minConfidence: this.opts.minConfidence };
     again.forEach((it, k) => {
       const g = confirmedByRereading(readings.get(it.index) as PageItem, read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length), opts);
@@ -267,15 +273,18 @@ const REREAD_REASONS_EXCLUDED = new Set(['answer_digit_lost', 'printed_mark_unre
 
 /**
  * A reading's digits in order; its points, remainder's dots, fraction bars and brackets by how
- * many digits stand before them; and its operators and relation signs by the same count.
+ * many digits stand before them; and its operators and relation signs by the same count ("?" for
+ * one whose ink supports another sign too).
  */
 interface Skeleton { digits: string; marks: Set<string>; signs: Map<number, string> }
 
 /** One form of each sign: the recogniser's look-alikes and full-width forms of it. */
 const SIGN_FORMS: Record<string, string> = { x: '×', X: '×', '*': '×', 十: '+', '＋': '+', 一: '-', '—': '-', '－': '-', ':': '÷', '∶': '÷', '＝': '=', '（': '(', '）': ')' };
 
-/** The skeleton of a reading; only signs read at `sureAt` or more, or confirmed by the ink, count. */
-function skeleton(chars: readonly { text: string; confidence: number; sure?: true }[], sureAt: number): Skeleton {
+/** The characters of a reading: as read, or its text's when it has none. */
+const charsOf = (r: { text: string; chars?: readonly { text: string; alt?: string }[] }): readonly { text: string; alt?: string }[] => r.chars ?? [...r.text].map((text) => ({ text }));
+
+function skeleton(chars: readonly { text: string; alt?: string }[]): Skeleton {
   const out: Skeleton = { digits: '', marks: new Set(), signs: new Map() };
   for (const c of chars) {
     const t = c.text.trim();
@@ -288,7 +297,7 @@ function skeleton(chars: readonly { text: string; confidence: number; sure?: tru
       out.marks.delete(`.${at}`);
       out.marks.add(point ? `.${at}` : `R${at}`);
     } else if (/^[/()]$/.test(sign)) out.marks.add(`${sign}${at}`);
-    else if ((OPERATOR.test(sign) || RELATION.test(sign)) && (c.sure || c.confidence >= sureAt)) out.signs.set(at, sign);
+    else if (OPERATOR.test(sign) || RELATION.test(sign)) out.signs.set(at, c.alt ? '?' : sign);
   }
   return out;
 }
@@ -303,14 +312,15 @@ const balanced = (marks: Set<string>): boolean => [...marks].filter((m) => m.sta
  * loses it ("12×3=36" for 1.2×3) or the brackets of "(2+3)×4=14" would make a wrong answer
  * right. Two exceptions: a point of the first where the second reads an operator (a minus read as
  * a point, "68.40=28"), and brackets the second adds to a first whose brackets do not pair
- * ("4×29-12)=68"). Each sign the first was sure of (at `DEFAULT_MIN_CHAR_CONFIDENCE` or
- * confirmed by the ink) stands in the same place: "39÷8=47" with its ÷ confirmed, read again as
- * "39+8=47", is not a right answer. Other signs may differ; a garbled sign read plainly is what
- * reading again is for ("8元6=48").
+ * ("4×29-12)=68"). Every sign the first read, however doubtfully, stands in the same place and
+ * is the same sign: a child's + for a printed - is the mistake a second crop of a faint sign must
+ * not excuse ("69-31=100" read again as "69+31=100"), and a sign whose ink supports another too
+ * is settled by nothing a crop reads. Only what the first reading garbled may be read plainly:
+ * that is what reading again is for ("8元6=48").
  */
-export function sharesReading(first: Piece, again: { text: string; chars?: readonly { text: string; confidence: number }[] }): boolean {
-  const a = skeleton(first.chars ?? [...first.text].map((text) => ({ text, confidence: first.minCharConfidence })), DEFAULT_MIN_CHAR_CONFIDENCE);
-  const b = skeleton(again.chars ?? [...again.text].map((text) => ({ text, confidence: 1 })), 0);
+export function sharesReading(first: Piece, again: { text: string; chars?: readonly { text: string }[] }): boolean {
+  const a = skeleton(charsOf(first));
+  const b = skeleton(charsOf(again));
   const added = [...b.marks].filter((m) => !a.marks.has(m) && !(/^[()]/.test(m) && !balanced(a.marks)));
   const lost = [...a.marks].filter((m) => !b.marks.has(m) && !(m.startsWith('.') && OPERATOR.test(b.signs.get(Number(m.slice(1))) ?? '')));
   return a.digits === b.digits && added.length === 0 && lost.length === 0 && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
@@ -319,12 +329,14 @@ export function sharesReading(first: Piece, again: { text: string; chars?: reado
 /**
  * The verdict a problem gets from being read again (`again`: the other crops' readings), when
  * that settles it: right, in a reading that shares the first one (see sharesReading) and is sure
- * enough to mark a right answer (gradeProblem's rule 2), and no reading of it wrong. Anything
- * else leaves the first verdict.
+ * enough to mark a right answer (gradeProblem's rule 2); every crop read with the first's digits,
+ * none of them wrong and none a comparison (whose sign is the child's answer). Anything else
+ * leaves the first verdict.
  */
 export function confirmedByRereading(first: Piece, again: readonly (Recognized | undefined)[], opts: GradeOptions = {}): GradeResult | undefined {
   const graded = again.flatMap((r) => (r ? [{ r, g: gradeProblem(r, opts) }] : []));
-  if (graded.some(({ g }) => g.verdict === 'incorrect')) return undefined;
+  const digits = skeleton(charsOf(first)).digits;
+  if (graded.some(({ r, g }) => g.verdict === 'incorrect' || g.kind === 'compare' || skeleton(r.chars).digits !== digits)) return undefined;
   return graded.find(({ r, g }) => g.verdict === 'correct' && sharesReading(first, r))?.g;
 }
 
