@@ -55,13 +55,13 @@ export function markBounds(marks: InkMark[]): { x: number; y: number; w: number;
   return { x, y, w: Math.max(...marks.map((m) => m.x + m.w)) - x, h: Math.max(...marks.map((m) => m.y + m.h)) - y };
 }
 
-/** Milliseconds since `start` (from performance.now()), rounded to 0.1 ms. */
 /** The middle value (the upper one of an even count). */
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] as number;
 }
 
+/** Milliseconds since `start` (from performance.now()), rounded to 0.1 ms. */
 export function since(start: number): number {
   return Math.round((performance.now() - start) * 10) / 10;
 }

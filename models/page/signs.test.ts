@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cv, type Mat } from '../cv.js';
-import { hasDotsAboveAndBelow, isBareBar, isDiagonalCross, lacksCrossing } from './signs.js';
+import { hasDotsAboveAndBelow, isBareBar, isDiagonalCross, lacksCrossing, SIGN_WINDOW, signWindow } from './signs.js';
 
 type Sign = '+' | '-' | '÷' | '×';
 
@@ -57,5 +57,25 @@ describe('operator signs in the ink', () => {
     const faint = line('-', 1).convertTo(cv.CV_8UC3, 0.15, 215);
     expect(isBareBar(faint, box, 60, 76)).toBe(false);
     expect(lacksCrossing(faint, box, 60, 76)).toBe(false);
+  });
+
+  it("centres the classifier's window on the digits beside the sign, not on a handwritten answer broken into low pieces", () => {
+    // "0×0" and, to the right, an answer whose two strokes blur left as marks in the lower half.
+    const m = new cv.Mat(70, 240, cv.CV_8UC3, [255, 255, 255]);
+    const ink = new cv.Vec3(40, 40, 40);
+    const p = (x: number, y: number) => new cv.Point2(x, y);
+    for (const x of [25, 115]) m.drawEllipse(new cv.RotatedRect(p(x, 30), new cv.Size(16, 26), 0), ink, 4);
+    m.drawLine(p(62, 24), p(74, 36), ink, 2);
+    m.drawLine(p(62, 36), p(74, 24), ink, 2);
+    for (const x of [160, 180, 200]) m.drawLine(p(x, 36), p(x, 54), ink, 3);
+    const window = signWindow(m, { x: 5, y: 10, w: 230, h: 48 }, 60, 76) as Float32Array;
+    // The ink's weighted row in the window: the × at its middle.
+    let sum = 0;
+    let weight = 0;
+    window.forEach((v, i) => {
+      sum += v * Math.floor(i / SIGN_WINDOW);
+      weight += v;
+    });
+    expect(Math.abs(sum / weight - (SIGN_WINDOW - 1) / 2)).toBeLessThan(1);
   });
 });

@@ -173,14 +173,27 @@ export function equalsSigns(page: Mat, line: Box): { x0: number; x1: number }[] 
 }
 
 /** A line's marks at a cut-off, with the digits' height H and the row of their middle; undefined without digits. */
-function lineMarks(gray: Mat, cut: number): { marks: InkMark[]; H: number; middle: number } | undefined {
+function lineMarks(gray: Mat, cut: number): { marks: InkMark[]; digits: InkMark[]; H: number; middle: number } | undefined {
   const marks = inkMarks(gray.threshold(cut, 255, cv.THRESH_BINARY_INV)).filter((m) => m.area >= 4);
   // Digits: the tall marks (a handwritten answer can be half as tall again as the printed ones, and
   // makes the line box taller).
   const digits = marks.filter((m) => m.h >= 0.35 * gray.rows);
   if (digits.length === 0) return undefined;
   const H = median(digits.map((m) => m.h));
-  return { marks, H, middle: median(digits.map((m) => m.y)) + H / 2 };
+  return { marks, digits, H, middle: median(digits.map((m) => m.y)) + H / 2 };
+}
+
+/**
+ * The middle row of the digits either side of a sign centred at `at` (in the line's columns):
+ * the printed operands the sign stands between. The line's median is pulled down by a handwritten
+ * answer broken into pieces at the cut-off ("2×5=10" on an easy page: the 1 and 0 in two low
+ * pieces put the median 6 pixels under the ×, which the classifier then called a sure ÷). The
+ * line's middle when a side has no digit.
+ */
+function middleBeside(found: { digits: InkMark[]; middle: number }, at: number): number {
+  const left = found.digits.filter((m) => m.x + m.w / 2 < at).sort((a, b) => b.x + b.w - (a.x + a.w))[0];
+  const right = found.digits.filter((m) => m.x + m.w / 2 > at).sort((a, b) => a.x - b.x)[0];
+  return left && right ? (left.y + left.h / 2 + right.y + right.h / 2) / 2 : found.middle;
 }
 
 /** The grey image of a box clipped to the page, with its left edge; undefined when a side is under `minSide`. */
@@ -256,10 +269,10 @@ export const SIGN_WINDOW = 16;
 
 /**
  * The ink around an operator as the operator-shape classifier sees it: a square 1.2 digit heights
- * on a side, centred on the character across and on the digits' middle up and down (a handwritten
- * answer makes the line box taller and the sign sit anywhere in it), scaled to SIGN_WINDOW ×
- * SIGN_WINDOW. Each value is the ink's darkness from the paper (0) to the line's darkest ink (1),
- * so light print, shadow and exposure look alike. Undefined when the line shows no digits.
+ * on a side, centred on the character across and on the middle of the digits beside it up and
+ * down (a handwritten answer makes the line box taller and the sign sit anywhere in it), scaled to
+ * SIGN_WINDOW × SIGN_WINDOW. Each value is the ink's darkness from the paper (0) to the line's
+ * darkest ink (1), so light print, shadow and exposure look alike. Undefined when the line shows no digits.
  */
 export function signWindow(page: Mat, line: Box, x0: number, x1: number): Float32Array | undefined {
   const g = lineGray(page, line);
@@ -268,7 +281,7 @@ export function signWindow(page: Mat, line: Box, x0: number, x1: number): Float3
   if (!found) return undefined;
   const side = Math.max(SIGN_WINDOW, Math.round(1.2 * found.H));
   const left = Math.round((x0 + x1) / 2 - side / 2);
-  const top = Math.round(Math.max(0, Math.round(line.y)) + found.middle - side / 2);
+  const top = Math.round(Math.max(0, Math.round(line.y)) + middleBeside(found, (x0 + x1) / 2 - g.x) - side / 2);
   // The part of the square on the page; what falls off an edge is paper.
   const x = Math.max(0, left);
   const y = Math.max(0, top);
