@@ -525,6 +525,8 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     expect(dotsLostBetween(page(106, 122), slot, read(112, 128), 30)).toBeUndefined();
     // Further apart than a remainder's dots leave: another problem's digit.
     expect(dotsLostBetween(page(106, 190), slot, read(112, 196), 30)).toBeUndefined();
+    // Two digits after the gap: no remainder of a one-digit divisor, maybe the next problem's.
+    expect(dotsLostBetween(page(106, 148, 164), slot, read(112, 154, 170), 30)).toBeUndefined();
     // One digit, or something that is no digit.
     expect(dotsLostBetween(page(106, 148), slot, read(112), 30)).toBeUndefined();
     expect(dotsLostBetween(page(106, 148), slot, [...read(112, 154).slice(0, 1), { text: '.', confidence: 0.9, x0: 130, x1: 170 }], 30)).toBeUndefined();

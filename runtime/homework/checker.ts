@@ -664,8 +664,10 @@ const DOTS_GAP_MAX = 2;
 /**
  * Where an answer read in its slot lost a remainder's dots: between two of its digits whose ink
  * is REMAINDER_GAP to DOTS_GAP_MAX line heights apart (a number's digits stand close, and a mark
- * further off belongs to something else; the dots' specks are too small to count as ink here).
- * The index in `chars` of the digit after the gap.
+ * further off belongs to something else; the dots' specks are too small to count as ink here),
+ * with one digit after the gap: a remainder is less than its divisor, a single digit in grades
+ * 1–3 (more digits there may be the next problem's, standing about as far off). The index in
+ * `chars` of the digit after the gap.
  */
 export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], lineH: number): number | undefined {
   if (chars.length < 2 || !chars.every((c) => /^\d$/.test(c.text))) return undefined;
@@ -676,7 +678,7 @@ export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], li
     if (m.x - reach >= REMAINDER_GAP * lineH) {
       const gap = slot.x + (reach + m.x) / 2;
       const k = chars.findIndex((c) => (c.x0 + c.x1) / 2 > gap);
-      return k > 0 ? k : undefined;
+      return k > 0 && k === chars.length - 1 ? k : undefined;
     }
     reach = Math.max(reach, m.x + m.w);
   }
