@@ -66,16 +66,13 @@ export class HomeworkChecker {
     const lines = withCircleSigns(read, circles.map((c) => signOf(page, c)));
     const t2 = performance.now();
 
+    // One item per piece: item `index` is pieces[index - 1].
     const items: CheckedItem[] = [];
-    const boxes = new Map<number, Box>();
-    const readings = new Map<number, PageItem>();
     const pieces = pageItems(doubtedLines(lines.map((l) => this.withInk(page, l)), page.cols));
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased: eraseComparisonCircles(erased, inGaps), circles };
     for (const piece of pieces) {
       const index = items.length + 1;
-      boxes.set(index, piece.box);
-      readings.set(index, piece);
       const bbox = sourceBox(piece.box, prepared.toSource);
       const confidence = Math.round(piece.confidence * 1000) / 1000;
       if (!piece.arithmetic) {
@@ -85,12 +82,11 @@ export class HomeworkChecker {
       const g = this.grade(ink, piece);
       items.push({ index, question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, bbox, kind: g.kind, reason: g.reason, judged_by: 'lamp' });
     }
-    await this.readAgain(page, items, boxes, readings);
+    await this.readAgain(page, items, pieces);
     const crops = new Map<number, Buffer>();
     for (const it of items) {
       if (it.verdict !== 'uncertain') continue;
-      const b = boxes.get(it.index) as Box;
-      crops.set(it.index, cropJpeg(page, b));
+      crops.set(it.index, cropJpeg(page, (pieces[it.index - 1] as PageItem).box));
     }
     const t3 = performance.now();
     this.opts.log?.debug({ lines: lines.length, items: items.length }, 'page checked');
@@ -104,11 +100,12 @@ export class HomeworkChecker {
    * more confidence, or reads the printed sign the first reading garbled ("8元6=48"). Only a
    * right answer is taken from it (see confirmedByRereading); it never makes a problem wrong.
    */
-  private async readAgain(page: Mat, items: CheckedItem[], boxes: Map<number, Box>, readings: Map<number, PageItem>): Promise<void> {
-    const again = items.filter((it) => it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? '') && readings.get(it.index)?.arithmetic === true && !/[○◯〇]/.test(it.question));
+  private async readAgain(page: Mat, items: CheckedItem[], pieces: readonly PageItem[]): Promise<void> {
+    const pieceOf = (it: CheckedItem): PageItem => pieces[it.index - 1] as PageItem;
+    const again = items.filter((it) => it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? '') && pieceOf(it).arithmetic && !/[○◯〇]/.test(it.question));
     if (again.length === 0) return;
     const crops = again.flatMap((it) => {
-      const b = boxes.get(it.index) as Box;
+      const b = pieceOf(it).box;
       return REREAD_PADS.map((pad) => cropOf(page, padded(page, b, { x: 0, y: 0, w: b.w, h: b.h }, Math.round(pad.x * b.h), Math.round(pad.y * b.h))));
     });
     let read: (Recognized | undefined)[];
@@ -120,7 +117,7 @@ export class HomeworkChecker {
     }
     const opts = { minConfidence: this.opts.minConfidence };
     again.forEach((it, k) => {
-      const g = confirmedByRereading(readings.get(it.index) as PageItem, read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length), opts);
+      const g = confirmedByRereading(pieceOf(it), read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length), opts);
       if (g) Object.assign(it, { question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, kind: g.kind, reason: 'read_again' });
     });
   }
