@@ -3,10 +3,10 @@ import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine, type Recognized } from '../../models/ocr/index.js';
 import { type Circle, comparisonRings, eraseComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
-import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, type WeakChar } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, OPERATOR, readSignsFromInk, RELATION, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -275,26 +275,26 @@ const REREAD_REASONS_EXCLUDED = new Set(['answer_digit_lost', 'printed_mark_unre
  */
 interface Skeleton { digits: string; marks: Set<string>; signs: Map<number, string> }
 
-/** One form of each sign: the recogniser's look-alikes and full-width forms of it. */
-const SIGN_FORMS: Record<string, string> = { x: '×', X: '×', '*': '×', 十: '+', '＋': '+', 一: '-', '—': '-', '－': '-', ':': '÷', '∶': '÷', '＝': '=', '（': '(', '）': ')' };
-
-/** The characters of a reading: as read, or its text's when it has none. */
-const charsOf = (r: { text: string; chars?: readonly { text: string; alt?: string }[] }): readonly { text: string; alt?: string }[] => r.chars ?? [...r.text].map((text) => ({ text }));
-
-function skeleton(chars: readonly { text: string; alt?: string }[]): Skeleton {
-  const out: Skeleton = { digits: '', marks: new Set(), signs: new Map() };
+/** The skeleton of a reading, read from its text as the grader reads it (normaliseMathDetailed: x for ×, ＝ for =, O for 0 …). */
+function skeleton(r: { text: string; chars?: readonly { text: string; alt?: string }[] }): Skeleton {
+  const chars: readonly { text: string; alt?: string }[] = r.chars ?? [...r.text].map((text) => ({ text }));
+  // Where in the raw text the characters whose ink supports another sign stand.
+  const doubted: number[] = [];
+  let offset = 0;
   for (const c of chars) {
-    const t = c.text.trim();
-    const sign = SIGN_FORMS[t] ?? t;
+    if (c.alt) doubted.push(offset);
+    offset += c.text.length;
+  }
+  const n = normaliseMathDetailed(chars.map((c) => c.text).join(''));
+  const out: Skeleton = { digits: '', marks: new Set(), signs: new Map() };
+  for (let i = 0; i < n.text.length; i++) {
+    const ch = n.text[i] as string;
     const at = out.digits.length;
-    if (/^\d+$/.test(t)) out.digits += t;
-    else if (/^(…+|[.·。]+)$/.test(t)) {
-      // More than one point between the same digits is a remainder's dots.
-      const point = /^[.·。]$/.test(t) && !out.marks.has(`.${at}`) && !out.marks.has(`R${at}`);
-      out.marks.delete(`.${at}`);
-      out.marks.add(point ? `.${at}` : `R${at}`);
-    } else if (/^[/()]$/.test(sign)) out.marks.add(`${sign}${at}`);
-    else if (OPERATOR.test(sign) || RELATION.test(sign)) out.signs.set(at, c.alt ? '?' : sign);
+    const [from, to] = n.source[i] ?? [0, 0];
+    if (/\d/.test(ch)) out.digits += ch;
+    else if (ch === '…') out.marks.add(`R${at}`);
+    else if (/[./()]/.test(ch)) out.marks.add(`${ch}${at}`);
+    else if (/[+\-×÷=<>○]/.test(ch)) out.signs.set(at, doubted.some((d) => from <= d && d < to) ? '?' : ch);
   }
   return out;
 }
@@ -316,10 +316,10 @@ const balanced = (marks: Set<string>): boolean => [...marks].filter((m) => m.sta
  * that is what reading again is for ("8元6=48").
  */
 export function sharesReading(first: Piece, again: { text: string; chars?: readonly { text: string }[] }): boolean {
-  const a = skeleton(charsOf(first));
-  const b = skeleton(charsOf(again));
+  const a = skeleton(first);
+  const b = skeleton(again);
   const added = [...b.marks].filter((m) => !a.marks.has(m) && !(/^[()]/.test(m) && !balanced(a.marks)));
-  const lost = [...a.marks].filter((m) => !b.marks.has(m) && !(m.startsWith('.') && OPERATOR.test(b.signs.get(Number(m.slice(1))) ?? '')));
+  const lost = [...a.marks].filter((m) => !b.marks.has(m) && !(m.startsWith('.') && /[+\-×÷]/.test(b.signs.get(Number(m.slice(1))) ?? '')));
   return a.digits === b.digits && added.length === 0 && lost.length === 0 && [...a.signs].every(([at, sign]) => b.signs.get(at) === sign);
 }
 
@@ -332,8 +332,8 @@ export function sharesReading(first: Piece, again: { text: string; chars?: reado
  */
 export function confirmedByRereading(first: Piece, again: readonly (Recognized | undefined)[], opts: GradeOptions = {}): GradeResult | undefined {
   const graded = again.flatMap((r) => (r ? [{ r, g: gradeProblem(r, opts) }] : []));
-  const digits = skeleton(charsOf(first)).digits;
-  if (graded.some(({ r, g }) => g.verdict === 'incorrect' || g.kind === 'compare' || skeleton(r.chars).digits !== digits)) return undefined;
+  const digits = skeleton(first).digits;
+  if (graded.some(({ r, g }) => g.verdict === 'incorrect' || g.kind === 'compare' || skeleton(r).digits !== digits)) return undefined;
   return graded.find(({ r, g }) => g.verdict === 'correct' && sharesReading(first, r))?.g;
 }
 

@@ -277,7 +277,7 @@ function minusReadAsPoint(line: OcrLine, i: number): boolean {
   return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]);
 }
 
-export const OPERATOR = /^[+\-×÷xX]$/;
+const OPERATOR = /^[+\-×÷xX]$/;
 /** An equals or comparison sign: a problem's relation. */
 export const RELATION = /^[=＝<>○]$/;
 const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
