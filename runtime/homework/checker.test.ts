@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -856,6 +856,18 @@ describe('a problem read again from a wider crop', () => {
     expect(confirmedByRereading(first('8元6=48', { 5: 0.25 }), [sure('8×6=48', 0.9), sure('8×6=46', 0.45)])).toBeUndefined();
     // A comparison's sign is the child's answer: no crop reads it for the child.
     expect(confirmedByRereading(first('8×7く55'), [sure('8×7>55')])).toBeUndefined();
+  });
+
+  it('doubts a wrong answer that a crop reads right, or reads with as many digits but other ones', () => {
+    // "8÷2=4" read as "8÷2=1" at 0.96, and again as "8+2=4": a digit misread one of the two times.
+    expect(doubtedByRereading(first('8÷2=1'), [sure('8+2='), sure('8+2=4')])).toBe(true);
+    expect(doubtedByRereading(first('6+13=9'), [sure('6+13=0', 0.6)])).toBe(true);
+    expect(doubtedByRereading(first('8÷2=1'), [sure('8÷2=4')])).toBe(true);
+    // Read the same, or with a digit lost or taken in: the wrong answer stands.
+    expect(doubtedByRereading(first('16÷4=3'), [sure('16+4=3'), undefined])).toBe(false);
+    expect(doubtedByRereading(first('33÷4=7……5'), [sure('33+4=7'), sure('33+4=7.5')])).toBe(false);
+    expect(doubtedByRereading(first('42-4=83'), [sure('42-4=831')])).toBe(false);
+    expect(doubtedByRereading(first('42-4=83'), [])).toBe(false);
   });
 });
 

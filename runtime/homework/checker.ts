@@ -95,14 +95,15 @@ export class HomeworkChecker {
   }
 
   /**
-   * A problem left uncertain is read once more, cut out of the page a little wider and taller
-   * than its box (`REREAD_PADS`): on a blurred page another crop often reads the same ink with
-   * more confidence, or reads the printed sign the first reading garbled ("8元6=48"). Only a
-   * right answer is taken from it (see confirmedByRereading); it never makes a problem wrong.
+   * A problem left uncertain, or about to be marked wrong, is read once more, cut out of the page
+   * a little wider and taller than its box (`REREAD_PADS`): on a blurred page another crop often
+   * reads the same ink with more confidence, or reads the printed sign the first reading garbled
+   * ("8元6=48"). Only a right answer is taken from it (see confirmedByRereading), and a wrong
+   * one it reads otherwise is left uncertain (see doubtedByRereading); it never makes a problem wrong.
    */
   private async readAgain(page: Mat, items: CheckedItem[], pieces: readonly PageItem[]): Promise<void> {
     const pieceOf = (it: CheckedItem): PageItem => pieces[it.index - 1] as PageItem;
-    const again = items.filter((it) => it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? '') && pieceOf(it).arithmetic && !/[○◯〇]/.test(it.question));
+    const again = items.filter((it) => (it.verdict === 'incorrect' || (it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? ''))) && pieceOf(it).arithmetic && !/[○◯〇]/.test(it.question));
     if (again.length === 0) return;
     const crops = again.flatMap((it) => {
       const b = pieceOf(it).box;
@@ -112,12 +113,17 @@ export class HomeworkChecker {
     try {
       read = await this.ocr.recognize(crops);
     } catch (err) {
-      this.opts.log?.warn({ err, problems: again.length }, 'reading uncertain problems again failed; they stay uncertain');
+      this.opts.log?.warn({ err, problems: again.length }, 'reading problems again failed; their verdicts stand as first read');
       return;
     }
     const opts = { minConfidence: this.opts.minConfidence };
     again.forEach((it, k) => {
-      const g = confirmedByRereading(pieceOf(it), read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length), opts);
+      const readings = read.slice(k * REREAD_PADS.length, (k + 1) * REREAD_PADS.length);
+      if (it.verdict === 'incorrect') {
+        if (doubtedByRereading(pieceOf(it), readings, opts)) Object.assign(it, { verdict: 'uncertain', reason: 'answer_misread' });
+        return;
+      }
+      const g = confirmedByRereading(pieceOf(it), readings, opts);
       if (g) Object.assign(it, { question: g.question, student_answer: g.student_answer, correct_answer: g.correct_answer, verdict: g.verdict, confidence: Math.round(g.confidence * 1000) / 1000, kind: g.kind, reason: 'read_again' });
     });
   }
@@ -335,6 +341,22 @@ export function confirmedByRereading(first: Piece, again: readonly (Recognized |
   const digits = skeleton(first).digits;
   if (graded.some(({ r, g }) => g.verdict === 'incorrect' || g.kind === 'compare' || skeleton(r).digits !== digits)) return undefined;
   return graded.find(({ r, g }) => g.verdict === 'correct' && sharesReading(first, r))?.g;
+}
+
+/**
+ * Whether reading a problem again casts doubt on its wrong answer: a crop reads it right, or
+ * reads as many digits as the first reading but not the same ones — a digit misread one of the
+ * two times ("8÷2=4" read as "8÷2=1" at 0.96, and again as "8+2=4", on a hard synthetic page).
+ * A crop that reads fewer or more digits is not heard: the wider crops lose a remainder's last
+ * digit or its dots, or take in a neighbour's mark, far more often than the first reading errs.
+ */
+export function doubtedByRereading(first: Piece, again: readonly (Recognized | undefined)[], opts: GradeOptions = {}): boolean {
+  const digits = skeleton(first).digits;
+  return again.some((r) => {
+    if (!r) return false;
+    const other = skeleton(r).digits;
+    return (other.length === digits.length && other !== digits) || gradeProblem(r, opts).verdict === 'correct';
+  });
 }
 
 /**
