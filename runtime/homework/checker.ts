@@ -273,7 +273,7 @@ const REREAD_PADS: readonly { x: number; y: number }[] = [
  * A wrong answer read with less confidence than this is read again before it is marked (see
  * doubtedByRereading). Reading every wrong answer again cost 110 ms a page (a page has 5–7 on
  * the synthetic sets); three in four are read at 0.97 or more (hard pages 12000–12039), and the
- * misread answers found among wrong verdicts were read at 0.85–0.96.
+ * right answers misread as wrong that were found (hard-11945, 11966, 12024) at 0.86–0.96.
  */
 const REREAD_WRONG_BELOW = 0.97;
 
