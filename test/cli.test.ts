@@ -260,4 +260,12 @@ describe('lamp grade-page --jsonl', () => {
     const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
     expect(page?.items.find((i) => i.question === '36÷4=')).toMatchObject({ student_answer: '32', verdict: 'incorrect' });
   });
+
+  it('a right answer read as a wrong one, read otherwise from a wider crop, is not marked wrong (8÷2=4 read as =1 at 0.96 on hard-11945)', () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('hard-11945.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    expect(page?.items.find((i) => i.question === '8÷2=')).toMatchObject({ student_answer: '1', verdict: 'uncertain' });
+    // Wrong answers read surely are still marked wrong on the same page.
+    expect(page?.items.filter((i) => i.verdict === 'incorrect').length).toBeGreaterThan(3);
+  });
 });
