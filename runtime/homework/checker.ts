@@ -104,7 +104,8 @@ export class HomeworkChecker {
    */
   private async readAgain(page: Mat, items: CheckedItem[], pieces: readonly PageItem[]): Promise<void> {
     const pieceOf = (it: CheckedItem): PageItem => pieces[it.index - 1] as PageItem;
-    const again = items.filter((it) => ((it.verdict === 'incorrect' && it.confidence < REREAD_WRONG_BELOW) || (it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? ''))) && pieceOf(it).arithmetic && !/[○◯〇]/.test(it.question));
+    const rereadable = (it: CheckedItem): boolean => (it.verdict === 'incorrect' ? it.confidence < REREAD_WRONG_BELOW : it.verdict === 'uncertain' && !REREAD_REASONS_EXCLUDED.has(it.reason ?? ''));
+    const again = items.filter((it) => rereadable(it) && pieceOf(it).arithmetic && !/[○◯〇]/.test(it.question));
     if (again.length === 0) return;
     const crops = again.flatMap((it) => {
       const b = pieceOf(it).box;
