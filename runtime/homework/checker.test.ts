@@ -27,6 +27,8 @@ describe('page items from OCR lines', () => {
     ['、直接写出得数', 'header'],
     ['1、小明有12支铅笔，送给同学3支，还剩几支？', 'question'],
     ['— 53 —', 'header'],
+    ['79.709', 'signs_lost'],
+    ['(22)73', 'signs_lost'],
     ['23+45=68', 'arithmetic'],
     ['45○54', 'arithmetic'],
     ['91>75', 'arithmetic'],
@@ -199,9 +201,18 @@ describe('a comparison whose circle was lost entirely', () => {
     const gapped = line('9175', 100, 50);
     gapped.chars[2] = { ...(gapped.chars[2] as OcrLine['chars'][number]), x0: 190, x1: 210 };
     gapped.chars[3] = { ...(gapped.chars[3] as OcrLine['chars'][number]), x0: 210, x1: 230 };
-    const items = pageItems([gapped, line('2024', 100, 150)]);
+    const items = pageItems([line('2024', 100, 10), gapped]);
     expect(items.map((i) => i.text)).toEqual(['91○75']);
     expect(items[0]?.minCharConfidence).toBeLessThan(0.5);
+  });
+
+  it('a run of digits among the problems is a problem whose signs were lost; above them, or under a question, it is not', () => {
+    const items = pageItems([line('2024.11.25', 50, 10), line('7×8=56', 50, 50), line('79.709', 50, 90), line('12', 50, 130), line('树上有38只小鸟，又飞来22只，一共有几只？', 50, 170), line('6000', 50, 210)]);
+    expect(items.map((i) => [i.text, i.arithmetic, i.answer])).toEqual([
+      ['7×8=56', true, undefined],
+      ['79.709', true, undefined],
+      ['树上有38只小鸟，又飞来22只，一共有几只？', false, '6000'],
+    ]);
   });
 });
 

@@ -194,14 +194,17 @@ const CJK = /[\u4e00-\u9fff]/;
  * numeral misread or lost: "耳、精次问站。", "、直接写出得数"), name/date
  * lines and page numbers are not problems; "答：…" is the answer to the question above it; a
  * line of Chinese is a question for the cloud (a word problem, 看拼音写词语), and the lines
- * under it up to the next problem are the child's answer to it.
+ * under it up to the next problem are the child's answer to it. A run of four or more digits
+ * with at most points and brackets between them is a problem whose signs were all lost
+ * ("79-70=9" read as "79.709", "94-49=45" as "9449"): no page number is that long.
  */
-export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'question' | 'other' {
+export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'question' | 'signs_lost' | 'other' {
   const t = text.replace(/\s+/g, '');
-  if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /^[^\d]?、/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d+[—\-–]*$/.test(t)) return 'header';
+  if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /^[^\d]?、/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d{1,3}[—\-–]*$/.test(t)) return 'header';
   if (/^答[:：]/.test(t)) return 'answer';
   if (looksLikeArithmetic(t) && !/[？?]$/.test(t)) return 'arithmetic';
   if (CJK.test(t) && [...t].length >= 4) return 'question';
+  if (/^[\d.()（）]+$/.test(t) && t.replace(/\D/g, '').length >= 4) return 'signs_lost';
   return 'other';
 }
 
@@ -255,6 +258,10 @@ export function pageItems(lines: OcrLine[]): PageItem[] {
     } else if (role === 'arithmetic') {
       question = undefined;
       for (const p of piecesOf(line)) if (looksLikeArithmetic(p.text)) items.push({ ...p, arithmetic: true });
+    } else if (role === 'signs_lost' && !question && items.some((i) => i.arithmetic)) {
+      // Among the drill's problems (not a year or a number above them): still a problem, graded
+      // uncertain (or read again and confirmed right), and it gets its mark.
+      for (const p of piecesOf(line)) items.push({ ...p, arithmetic: true });
     } else if (role === 'question' && (!question || (asked(question) && endsQuestion(line.text)) || instruction(line.text))) {
       // A new question: none is open, or the open one has asked its question and this line asks
       // another, or the line begins with a task ("看拼音写词语：…").
