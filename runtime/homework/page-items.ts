@@ -4,7 +4,7 @@
  * with the child's answer lines for the cloud.
  */
 import type { OcrLine } from '../../models/ocr/index.js';
-import { splitProblems } from '../../scenes/homework/arithmetic.js';
+import { normaliseMath, splitProblems } from '../../scenes/homework/arithmetic.js';
 import { type Char, lineFloor, RELATION, UNREAD_SIGN_CONFIDENCE } from './ink-reading.js';
 
 export type Box = { x: number; y: number; w: number; h: number };
@@ -181,10 +181,13 @@ export function piecesOf(line: OcrLine): Piece[] {
   return pieces;
 }
 
-/** Arithmetic on a line: operators between numbers, an equals sign, or a comparison circle. */
+/**
+ * Arithmetic on a line: operators between numbers or after a bracket, an equals sign, or a
+ * comparison circle — or its sign, whose circle may be read as a bracket beside it ("45(>27").
+ */
 export function looksLikeArithmetic(text: string): boolean {
   const t = text.replace(/\s+/g, '');
-  return /\d[+\-×÷xX*:]\s*[\d(（]|[=＝○]|\d[<>]\d/.test(t);
+  return /[\d)）}][+\-×÷xX*:]\s*[\d(（]|[=＝○]|\d[(（)）]?[<>][(（)）]?\d/.test(t);
 }
 
 const CJK = /[\u4e00-\u9fff]/;
@@ -204,7 +207,8 @@ export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'qu
   if (/^答[:：]/.test(t)) return 'answer';
   if (looksLikeArithmetic(t) && !/[？?]$/.test(t)) return 'arithmetic';
   if (CJK.test(t) && [...t].length >= 4) return 'question';
-  if (/^[\d.()（）]+$/.test(t) && t.replace(/\D/g, '').length >= 4) return 'signs_lost';
+  const n = normaliseMath(t);
+  if (/^[\d.()]+$/.test(n) && n.replace(/\D/g, '').length >= 4) return 'signs_lost';
   return 'other';
 }
 
