@@ -304,8 +304,12 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
   if (chars.some((c) => RELATION.test(c.text))) return undefined;
   const firstOperator = chars.findIndex((c) => OPERATOR.test(c.text));
   if (firstOperator < 0) return undefined;
-  // Between two digits after the operator, with only the answer after it ("…=1.5", "…=3……2").
-  const between = (i: number, next = i + 1): boolean => i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(chars[next]) && chars.slice(next).every((c) => /^[\d.·。…/\s]$/.test(c.text));
+  // Between two digits after the operator, with only the answer after it ("…=1.5", "…=3……2");
+  // the recogniser may read a space before the answer ("43+54± 97").
+  const between = (i: number, next = i + 1): boolean => {
+    const after = chars.slice(next);
+    return i > firstOperator + 1 && isDigit(chars[i - 1]) && isDigit(after.find((c) => c.text.trim() !== '')) && after.every((c) => /^[\d.·。…/\s]$/.test(c.text));
+  };
   const lookalike = chars.findIndex((c, i) => EQUALS_LOOKALIKES.includes(c.text) && between(i));
   if (lookalike >= 0) return { replace: lookalike, x0: (chars[lookalike] as Char).x0, x1: (chars[lookalike] as Char).x1 };
   const places = equalsSigns(page, line.box).flatMap((sign): EqualsPlace[] => {
