@@ -261,11 +261,14 @@ describe('lamp grade-page --jsonl', () => {
     expect(page?.items.find((i) => i.question === '36÷4=')).toMatchObject({ student_answer: '32', verdict: 'incorrect' });
   });
 
-  it('a right answer read as a wrong one, read otherwise from a wider crop, is not marked wrong (8÷2=4 read as =1 at 0.96 on hard-11945)', () => {
-    const r = runCli(['grade-page', '--jsonl', fixture('hard-11945.jpg')], { LAMP_DATA_DIR: tempDir() });
-    const [page] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
-    expect(page?.items.find((i) => i.question === '8÷2=')).toMatchObject({ student_answer: '1', verdict: 'uncertain' });
-    // Wrong answers read surely are still marked wrong on the same page.
-    expect(page?.items.filter((i) => i.verdict === 'incorrect').length).toBeGreaterThan(3);
+  it('right answers misread as wrong are not marked wrong: 8÷2=4 read as =1 at 0.96 (hard-11945), ()+15=82 run into its neighbour\'s digits (hard-12429)', () => {
+    const r = runCli(['grade-page', '--jsonl', fixture('hard-11945.jpg'), fixture('hard-12429.jpg')], { LAMP_DATA_DIR: tempDir() });
+    const [misread, runOn] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    // Read otherwise from a wider crop: uncertain.
+    expect(misread?.items.find((i) => i.question === '8÷2=')).toMatchObject({ student_answer: '1', verdict: 'uncertain' });
+    // Graded up to the wide gap after its "82": right.
+    expect(runOn?.items.find((i) => i.question === '()+15=82')).toMatchObject({ student_answer: '67', verdict: 'correct' });
+    // Wrong answers read surely are still marked wrong on the same pages.
+    for (const page of [misread, runOn]) expect(page?.items.filter((i) => i.verdict === 'incorrect').length).toBeGreaterThan(3);
   });
 });

@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -269,6 +269,8 @@ describe('an = the recogniser read as 元, 年 or m', () => {
     expect(fixed.text).toBe('64+29=93');
     expect(fixed.minCharConfidence).toBeLessThan(0.5);
     expect(fixed.minCharConfidence).toBeGreaterThanOrEqual(0.3);
+    // Also with a space read before the answer.
+    expect(readSignsFromInk(paper, line('27÷4m 6...3', 10, 10)).text).toBe('27÷4= 6...3');
   });
 
   it('is read, not guessed, when the operator-shape classifier is sure of an "=" there too', () => {
@@ -804,6 +806,26 @@ describe('an operator whose shape the classifier is sure of', () => {
       expect(fixed.text).toBe('36+4=9');
       expect(fixed.chars[2]).not.toHaveProperty('sure');
     }
+  });
+});
+
+describe('a wrong answer run into the next problem', () => {
+  /** An OCR line (see line()) with the characters from `at` on moved right by `gap` px. */
+  const apart = (text: string, at: number, gap: number): PageItem => {
+    const l = line(text, 100, 50);
+    l.chars = l.chars.map((c, i) => (i >= at ? { ...c, x0: c.x0 + gap, x1: c.x1 + gap } : c));
+    return pageItems([{ ...l, box: { ...l.box, w: l.box.w + gap } }])[0] as PageItem;
+  };
+
+  it('is graded up to a gap of more than SPLIT_GAP line heights: right there is right, otherwise uncertain', () => {
+    // "()+15=82" and the digits of "32○85" beside it, its circle and sign lost (hard-12429).
+    expect(answerCutAtGap(apart('(67)+15=823285', 10, 30))).toMatchObject({ question: '()+15=82', student_answer: '67', verdict: 'correct', reason: 'answer_cut_at_gap' });
+    expect(answerCutAtGap(apart('23+45=5868', 8, 30))).toMatchObject({ student_answer: '58', verdict: 'uncertain', reason: 'answer_runs_on' });
+    // A remainder's digits stand apart when its dots are lost: never right from the cut.
+    expect(answerCutAtGap(apart('16÷4=41', 6, 30))).toMatchObject({ verdict: 'uncertain' });
+    // Digits close together, or a gap right after the "=": nothing to cut.
+    expect(answerCutAtGap(apart('23+45=5868', 8, 10))).toBeUndefined();
+    expect(answerCutAtGap(apart('23+45=58', 6, 30))).toBeUndefined();
   });
 });
 

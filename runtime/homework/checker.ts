@@ -7,7 +7,7 @@ import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, grade
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
-import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, union } from './page-items.js';
+import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
   modelsDir: string;
@@ -154,6 +154,8 @@ export class HomeworkChecker {
     const opts = { minConfidence: this.opts.minConfidence };
     const g = gradeWithSigns(piece, blankSeen, opts);
     if (g.verdict !== 'incorrect') return g;
+    const cut = answerCutAtGap(piece, opts);
+    if (cut) return cut;
     if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     if (g.kind === 'fill_blank' && bracketTakenForDigit(piece)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
@@ -386,6 +388,34 @@ export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeO
   const other = alternateReading(piece, opts);
   if (other?.verdict === 'correct') return { ...other, reason: 'sign_read_from_ink' };
   return other?.verdict === 'incorrect' && g.kind === 'remainder' ? other : g;
+}
+
+/**
+ * A wrong answer whose digits stand apart by a gap wider than SPLIT_GAP line heights after its
+ * last "=": what follows the gap is more likely the next problem's digits, its signs lost, than
+ * the answer ("()+15=82" run into "32○85" on a tilted hard synthetic page, read as
+ * "(67)+15=823285"). Graded up to the gap: right there is right (no division: its remainder's
+ * digits stand apart when the dots are lost); anything else leaves it uncertain. Undefined when
+ * there is no such gap.
+ */
+export function answerCutAtGap(piece: PageItem, opts: GradeOptions = {}): GradeResult | undefined {
+  const chars = (piece.chars ?? []).filter((c) => c.text.trim() !== '');
+  const eq = chars.findLastIndex((c) => /^[=＝]$/.test(c.text));
+  if (eq < 0) return undefined;
+  const cut = chars.findIndex((c, i) => i > eq + 1 && c.x0 - (chars[i - 1] as Char).x1 >= SPLIT_GAP * piece.box.h);
+  if (cut < 0) return undefined;
+  const kept = chars.slice(0, cut);
+  const own = confidenceOf(kept);
+  const shorter: PageItem = {
+    ...piece,
+    text: kept.map((c) => c.text).join(''),
+    chars: kept,
+    confidence: own.confidence,
+    minCharConfidence: lowered(piece, confidenceOf(chars)) ? piece.minCharConfidence : own.minCharConfidence,
+    ink: piece.ink?.filter((n) => n.at < cut),
+  };
+  const g = gradeWithSigns(shorter, false, opts);
+  return g.verdict === 'correct' && !kept.some((c) => c.text === '÷' || c.alt === '÷') ? { ...g, reason: 'answer_cut_at_gap' } : { ...g, verdict: 'uncertain', reason: 'answer_runs_on' };
 }
 
 /**

@@ -144,7 +144,7 @@ export function spacedAtGap(line: OcrLine): string {
 }
 
 /** Line heights of paper between an answer and the next problem run into it (see spacedAtGap). */
-const SPLIT_GAP = 0.6;
+export const SPLIT_GAP = 0.6;
 
 /** Splits a line holding several problems of a drill row and gives each its own box from the character positions. */
 export function piecesOf(line: OcrLine): Piece[] {
