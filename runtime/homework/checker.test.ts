@@ -817,15 +817,17 @@ describe('a wrong answer run into the next problem', () => {
     return pageItems([{ ...l, box: { ...l.box, w: l.box.w + gap } }])[0] as PageItem;
   };
 
-  it('is graded up to a gap of more than SPLIT_GAP line heights: right there is right, otherwise uncertain', () => {
+  it('is graded up to a gap of more than SPLIT_GAP line heights with three characters after it: right there is right, otherwise uncertain', () => {
     // "()+15=82" and the digits of "32○85" beside it, its circle and sign lost (hard-12429).
     expect(answerCutAtGap(apart('(67)+15=823285', 10, 30))).toMatchObject({ question: '()+15=82', student_answer: '67', verdict: 'correct', reason: 'answer_cut_at_gap' });
-    expect(answerCutAtGap(apart('23+45=5868', 8, 30))).toMatchObject({ student_answer: '58', verdict: 'uncertain', reason: 'answer_runs_on' });
-    // A remainder's digits stand apart when its dots are lost: never right from the cut.
-    expect(answerCutAtGap(apart('16÷4=41', 6, 30))).toMatchObject({ verdict: 'uncertain' });
-    // Digits close together, or a gap right after the "=": nothing to cut.
-    expect(answerCutAtGap(apart('23+45=5868', 8, 10))).toBeUndefined();
+    expect(answerCutAtGap(apart('23+45=58683', 8, 30))).toMatchObject({ student_answer: '58', verdict: 'uncertain', reason: 'answer_runs_on' });
+    // Digits close together, a gap right after the "=", or only two characters after it: nothing to cut.
+    expect(answerCutAtGap(apart('23+45=58683', 8, 10))).toBeUndefined();
     expect(answerCutAtGap(apart('23+45=58', 6, 30))).toBeUndefined();
+    expect(answerCutAtGap(apart('86+9=814', 6, 30))).toBeUndefined();
+    // A remainder's digits stand apart when its dots are lost or read small: a division or an answer with dots is not cut.
+    expect(answerCutAtGap(apart('86÷9=8141', 6, 30))).toBeUndefined();
+    expect(answerCutAtGap(apart('86+9=8…141', 7, 30))).toBeUndefined();
   });
 });
 

@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -392,17 +392,18 @@ export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeO
 
 /**
  * A wrong answer whose digits stand apart by a gap wider than SPLIT_GAP line heights after its
- * last "=": what follows the gap is more likely the next problem's digits, its signs lost, than
- * the answer ("()+15=82" run into "32○85" on a tilted hard synthetic page, read as
- * "(67)+15=823285"). Graded up to the gap: right there is right (no division: its remainder's
- * digits stand apart when the dots are lost); anything else leaves it uncertain. Undefined when
- * there is no such gap.
+ * last "=", with three or more characters after the gap: those are more likely the next
+ * problem's, its signs lost, than the answer's ("()+15=82" run into "32○85" on a tilted hard
+ * synthetic page, read as "(67)+15=823285"). Graded up to the gap: right there is right;
+ * anything else leaves it uncertain. Undefined when there is no such gap, and for a division or
+ * an answer with dots: a remainder's digits stand apart when its dots are lost or read small
+ * ("15÷7=2……2" read as "=2  2": true wrong answers left uncertain on unseen pages 12400–12439).
  */
 export function answerCutAtGap(piece: PageItem, opts: GradeOptions = {}): GradeResult | undefined {
   const chars = (piece.chars ?? []).filter((c) => c.text.trim() !== '');
   const eq = chars.findLastIndex((c) => /^[=＝]$/.test(c.text));
-  if (eq < 0) return undefined;
-  const cut = chars.findIndex((c, i) => i > eq + 1 && c.x0 - (chars[i - 1] as Char).x1 >= SPLIT_GAP * piece.box.h);
+  if (eq < 0 || chars.some((c, i) => c.text === '÷' || c.alt === '÷' || (i > eq && /[.·。…]/.test(c.text)))) return undefined;
+  const cut = chars.findIndex((c, i) => i > eq + 1 && i + 3 <= chars.length && isDigit(c) && isDigit(chars[i - 1]) && c.x0 - (chars[i - 1] as Char).x1 >= SPLIT_GAP * piece.box.h);
   if (cut < 0) return undefined;
   const kept = chars.slice(0, cut);
   const own = confidenceOf(kept);
@@ -415,7 +416,7 @@ export function answerCutAtGap(piece: PageItem, opts: GradeOptions = {}): GradeR
     ink: piece.ink?.filter((n) => n.at < cut),
   };
   const g = gradeWithSigns(shorter, false, opts);
-  return g.verdict === 'correct' && !kept.some((c) => c.text === '÷' || c.alt === '÷') ? { ...g, reason: 'answer_cut_at_gap' } : { ...g, verdict: 'uncertain', reason: 'answer_runs_on' };
+  return g.verdict === 'correct' ? { ...g, reason: 'answer_cut_at_gap' } : { ...g, verdict: 'uncertain', reason: 'answer_runs_on' };
 }
 
 /**

@@ -280,7 +280,7 @@ function minusReadAsPoint(line: OcrLine, i: number): boolean {
 const OPERATOR = /^[+\-×÷xX]$/;
 /** An equals or comparison sign: a problem's relation. */
 export const RELATION = /^[=＝<>○]$/;
-const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
+export const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
 
 /**
  * Where a lost "=" goes: in place of the character at `replace`, or before the one at `insertBefore`
