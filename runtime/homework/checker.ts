@@ -142,7 +142,8 @@ export class HomeworkChecker {
 
   /**
    * Grades a problem, and before calling it wrong checks that the ink agrees with the reading:
-   * no more digit-sized marks after the "=" than the answer read has digits (see digitLost), no
+   * no wide gap in the answer where the next problem's digits may have run in (see
+   * answerCutAtGap), no more digit-sized marks after the "=" than the answer read has digits (see digitLost), no
    * doubted digit whose second choice may make the answer right (see rightAsSecondChoice), no
    * + whose strokes do not cross (it may be a ÷: "36÷4=9" read as "36+4=0"), and for a
    * comparison no printed sign dropped silently ("9×6○55" read as "96○55").
@@ -400,7 +401,7 @@ export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeO
  * ("15÷7=2……2" read as "=2  2": true wrong answers left uncertain on unseen pages 12400–12439).
  */
 export function answerCutAtGap(piece: PageItem, opts: GradeOptions = {}): GradeResult | undefined {
-  const chars = (piece.chars ?? []).filter((c) => c.text.trim() !== '');
+  const chars = piece.chars ?? [];
   const eq = chars.findLastIndex((c) => /^[=＝]$/.test(c.text));
   if (eq < 0 || chars.some((c, i) => c.text === '÷' || c.alt === '÷' || (i > eq && /[.·。…]/.test(c.text)))) return undefined;
   const cut = chars.findIndex((c, i) => i > eq + 1 && i + 3 <= chars.length && isDigit(c) && isDigit(chars[i - 1]) && c.x0 - (chars[i - 1] as Char).x1 >= SPLIT_GAP * piece.box.h);
