@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -67,6 +67,7 @@ describe('page items from OCR lines', () => {
     expect(joined.map((l) => l.text)).toEqual(['23+45=68', '7×8=56']);
     // A blank answer and the next column's problem close by: its digits are not the answer.
     expect(joinFragments([line('(15+5)-19=', 100, 50), line('14+6=20', 330, 50)]).map((l) => l.text)).toEqual(['(15+5)-19=', '14+6=20']);
+    expect(joinFragments([line('(38+19)+16=', 100, 50), line('86 >68', 330, 50)]).map((l) => l.text)).toEqual(['(38+19)+16=', '86 >68']);
     expect(joinFragments([line('30+(', 100, 50), line('20)=50', 200, 50)]).map((l) => l.text)).toEqual(['30+(20)=50']);
   });
 
@@ -828,6 +829,18 @@ describe('a wrong answer run into the next problem', () => {
     // A remainder's digits stand apart when its dots are lost or read small: a division or an answer with dots is not cut.
     expect(answerCutAtGap(apart('86÷9=8141', 6, 30))).toBeUndefined();
     expect(answerCutAtGap(apart('86+9=8…141', 7, 30))).toBeUndefined();
+  });
+});
+
+describe("a blank's answer slot", () => {
+  it('ends where the next problem on its row begins, and only there', () => {
+    const [blank, next, below] = pageItems([line('(38+19)+16=', 100, 50), line('86 >68', 330, 50), line('5+15=20', 300, 120)]) as PageItem[];
+    const slot = { x: 260, y: 40, w: 140, h: 48 };
+    expect(next?.text).toBe('86 >68');
+    expect(endedByNext(slot, blank as PageItem, [blank, next, below] as PageItem[])).toEqual({ ...slot, w: 330 - 260 });
+    // The next problem further right than the slot reaches, or on another row: the slot stays.
+    expect(endedByNext({ ...slot, w: 60 }, blank as PageItem, [blank, next] as PageItem[])).toEqual({ ...slot, w: 60 });
+    expect(endedByNext(slot, blank as PageItem, [blank, below] as PageItem[])).toEqual(slot);
   });
 });
 

@@ -7,7 +7,7 @@ import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, grade
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
-import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, SPLIT_GAP, union } from './page-items.js';
+import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, sameRow, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
   modelsDir: string;
@@ -193,6 +193,7 @@ export class HomeworkChecker {
     for (const p of pieces) {
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
+      open.slot = endedByNext(open.slot, p, pieces);
       const ink = inkBox(page, open.slot, p.box.h, open.afterEquals);
       // A remainder's digit is read cut to its own ink (see remainderDigit); when no mark stands
       // out, in the line's band, not in the taller box around the ink (a crop much taller than
@@ -748,6 +749,15 @@ export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], li
 
 /** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
 const REMAINDER_SLOT = 2.5;
+
+/**
+ * A slot ends where the next problem on its row begins: a blank's slot reached into the next
+ * column's comparison "86○68" when the columns stood close, and read its 86 as the answer.
+ */
+export function endedByNext(slot: Box, p: PageItem, pieces: readonly PageItem[]): Box {
+  const next = Math.min(...pieces.filter((q) => q !== p && q.box.x > slot.x && sameRow(q.box, p.box)).map((q) => q.box.x));
+  return next < slot.x + slot.w ? { ...slot, w: Math.max(2, next - slot.x) } : slot;
+}
 
 /** Where a child writes the answer: right of `from` (the equals sign), `widthInLines` line heights wide. */
 function answerSlot(page: Mat, b: Box, from: number | undefined, widthInLines: number): Box {

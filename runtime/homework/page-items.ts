@@ -46,7 +46,7 @@ function equalsEnd(chars: OcrLine['chars']): number | undefined {
 }
 
 /** Same text row: vertical overlap of at least half the shorter box. */
-function sameRow(a: Box, b: Box): boolean {
+export function sameRow(a: Box, b: Box): boolean {
   const overlap = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
   return overlap >= 0.5 * Math.min(a.h, b.h);
 }
@@ -70,8 +70,9 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
     const unfinished = prev !== undefined && /[=＝(（○<>+\-×÷]\s*$/.test(prev.text);
     const continues = /^\s*[)）=＝<>]/.test(line.text);
     // After a problem's "=" comes its answer, never a whole problem: "(15+5)-19=" (left blank)
-    // and the next column's "14+6=20" are two problems (joined, the 1 became the blank's answer).
-    const nextProblem = prev !== undefined && /[=＝]\s*$/.test(prev.text) && /\d\s*[+\-×÷xX*]\s*[\d(（][^=＝]*[=＝]/.test(line.text);
+    // and the next column's "14+6=20" are two problems (joined, the 1 became the blank's answer),
+    // and so are "(38+19)+16=" and the comparison "86 >68" beside it (its circle erased).
+    const nextProblem = prev !== undefined && /[=＝]\s*$/.test(prev.text) && (/\d\s*[+\-×÷xX*]\s*[\d(（][^=＝]*[=＝]/.test(line.text) || COMPARISON.test(line.text));
     if (prev && sameRow(prev.box, line.box) && gap >= -2 && gap < 3 * Math.max(prev.box.h, line.box.h) && (unfinished || continues) && !nextProblem) {
       const n1 = prev.chars.length || 1;
       const n2 = line.chars.length || 1;
@@ -87,6 +88,9 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
   }
   return out;
 }
+
+/** Two numbers with a comparison's circle or sign between them (the circle erased leaves a space). */
+const COMPARISON = /\d[\s○]*[○<>＜＞][\s○]*\d/;
 
 const DOT = /^[.·。…]$/;
 
