@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -829,6 +829,27 @@ describe('a wrong answer run into the next problem', () => {
     // A remainder's digits stand apart when its dots are lost or read small: a division or an answer with dots is not cut.
     expect(answerCutAtGap(apart('86÷9=8141', 6, 30))).toBeUndefined();
     expect(answerCutAtGap(apart('86+9=8…141', 7, 30))).toBeUndefined();
+  });
+});
+
+describe('the paper after an answer', () => {
+  it('is bare when no mark stands within a remainder\'s reach or before the next problem; not where the page edge cuts it', () => {
+    const [p, next] = pageItems([line('15+2=7', 20, 40), line('8+9=17', 180, 40)]) as PageItem[];
+    const page = new cv.Mat(120, 420, cv.CV_8UC3, [255, 255, 255]);
+    expect(bareAfterAnswer(page, p as PageItem, [p as PageItem])).toBe(true);
+    // The next column's problem is not a remainder: the paper is looked at up to where it begins.
+    page.drawRectangle(new cv.Rect(182, 44, 14, 22), new cv.Vec3(40, 40, 40), -1);
+    expect(bareAfterAnswer(page, p as PageItem, [p, next] as PageItem[])).toBe(true);
+    expect(bareAfterAnswer(page, p as PageItem, [p as PageItem])).toBe(false);
+    // A remainder's digit after the answer is ink.
+    page.drawRectangle(new cv.Rect(155, 44, 12, 22), new cv.Vec3(40, 40, 40), -1);
+    expect(bareAfterAnswer(page, p as PageItem, [p, next] as PageItem[])).toBe(false);
+    // An answer at the page's right edge: what lies beyond is unknown.
+    const [edge] = pageItems([line('15+2=7', 300, 40)]) as PageItem[];
+    expect(bareAfterAnswer(new cv.Mat(120, 440, cv.CV_8UC3, [255, 255, 255]), edge as PageItem, [edge as PageItem])).toBe(false);
+    // No digits after an "=": nothing to say.
+    const [blank] = pageItems([line('15+2=', 20, 40)]) as PageItem[];
+    expect(bareAfterAnswer(new cv.Mat(120, 420, cv.CV_8UC3, [255, 255, 255]), blank as PageItem, [blank as PageItem])).toBe(false);
   });
 });
 

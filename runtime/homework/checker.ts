@@ -191,6 +191,7 @@ export class HomeworkChecker {
     // of paper is what the recogniser misses. A bare slot after "=" is noted: nothing is written.
     const inked: { p: PageItem; slot: Box; afterEquals: boolean; dotsGuessed?: true; dotsSeen?: boolean }[] = [];
     for (const p of pieces) {
+      if (p.arithmetic && bareAfterAnswer(page, p, pieces)) p.nothingAfter = true;
       const open = p.arithmetic ? slotOf(p) : undefined;
       if (!open) continue;
       open.slot = endedByNext(open.slot, p, pieces);
@@ -384,7 +385,7 @@ export function doubtedByRereading(first: Piece, again: readonly (Recognized | u
  */
 export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeOptions = {}): GradeResult {
   const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece, n.at, n.read) ?? -1] : [])));
-  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, weakChars: weakCharsOf(piece) };
+  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, nothingAfterAnswer: piece.nothingAfter, weakChars: weakCharsOf(piece) };
   const g = gradeProblem(input, opts);
   if (g.verdict !== 'uncertain') return g;
   const other = alternateReading(piece, opts);
@@ -452,7 +453,7 @@ export function alternateReading(piece: Piece, opts: GradeOptions = {}): GradeRe
   // The piece's weak characters stand where they stood when the other reading is as long.
   const weak = note.alt.length === note.read.length ? weakCharsOf(piece) : undefined;
   const weakChars = weak && [...weak.filter((w) => w.at !== index), { at: index }];
-  return gradeProblem({ text, ...confidenceWithGuess(piece, note.at), ...settled, weakChars }, opts);
+  return gradeProblem({ text, ...confidenceWithGuess(piece, note.at), ...settled, weakChars, nothingAfterAnswer: piece.nothingAfter }, opts);
 }
 
 /** Below this a digit's reading is doubted when its second choice would make the answer right. */
@@ -749,6 +750,18 @@ export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], li
 
 /** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
 const REMAINDER_SLOT = 2.5;
+
+/**
+ * Whether the paper right of a problem's answer (digits after its "=") is bare up to where a
+ * remainder would end (REMAINDER_SLOT line heights) or the next problem begins: then the child
+ * wrote no remainder, and none was lost by the recogniser. Not where the page's edge cuts it.
+ */
+export function bareAfterAnswer(page: Mat, p: PageItem, pieces: readonly PageItem[]): boolean {
+  const last = p.chars?.at(-1);
+  if (!last || !/[=＝]\s*\d+$/.test(p.text)) return false;
+  const strip = endedByNext(answerSlot(page, p.box, last.x1, (p.box.x + p.box.w - last.x1) / p.box.h + REMAINDER_SLOT), p, pieces);
+  return !inkBox(page, strip, p.box.h) && !cutByEdge(page, strip);
+}
 
 /**
  * A slot ends where the next problem on its row begins: a blank's slot reached into the next

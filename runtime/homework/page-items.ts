@@ -25,6 +25,8 @@ export interface Piece {
   chars?: Char[];
   /** The slot after its "=" was looked at and is bare paper: nothing is written there. */
   bareSlot?: true;
+  /** Right of its answer's last digit is bare paper: no remainder is written there. */
+  nothingAfter?: true;
 }
 
 function bracketGapOf(chars: Char[]): Piece['bracketGap'] {

@@ -370,6 +370,18 @@ describe('operators the recogniser confuses', () => {
     // A confirmation elsewhere in the line leaves the other operator's look-alike open.
     expect(gradeProblem({ text: '(13+35)+6=8', confidence: 0.99, inkConfirmed: new Set([3]) })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
   });
+
+  it('a quotient with bare paper after it lost no remainder: wrong, and so is a + that is right only as a ÷ with a lost remainder', () => {
+    expect(gradeProblem({ text: '15÷2=7', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'remainder_not_read' });
+    expect(gradeProblem({ text: '15÷2=7', confidence: 0.99, nothingAfterAnswer: true })).toMatchObject({ verdict: 'incorrect', correct_answer: '7……1' });
+    expect(gradeProblem({ text: '15+2=7', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+    expect(gradeProblem({ text: '15+2=7', confidence: 0.99, nothingAfterAnswer: true })).toMatchObject({ verdict: 'incorrect', correct_answer: '17' });
+    expect(gradeProblem({ text: '(23+1)÷8=2', confidence: 0.99, nothingAfterAnswer: true })).toMatchObject({ verdict: 'incorrect' });
+    // What bare paper after the answer does not settle: a remainder read without its quotient or dots, a ÷ that comes out even.
+    expect(gradeProblem({ text: '17÷5=2', confidence: 0.99, nothingAfterAnswer: true })).toMatchObject({ verdict: 'uncertain', reason: 'remainder_not_read' });
+    expect(gradeProblem({ text: '17÷5=32', confidence: 0.99, nothingAfterAnswer: true })).toMatchObject({ verdict: 'uncertain', reason: 'remainder_not_read' });
+    expect(gradeProblem({ text: '30+6=5', confidence: 0.99, nothingAfterAnswer: true })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+  });
 });
 
 describe('marks OCR loses', () => {

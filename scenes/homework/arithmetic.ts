@@ -75,6 +75,11 @@ export interface GradeInput {
    */
   blankSeen?: boolean;
   /**
+   * The page's ink right of the answer is bare paper: no remainder was written after it, so none
+   * can have been lost ("15÷2=7" is wrong, and so is "15+2=7" read as a ÷ that lost its dots).
+   */
+  nothingAfterAnswer?: boolean;
+  /**
    * Every character read below `minCharConfidence`, by its position in `text`, with the
    * recogniser's second choice for it (a remainder's "……" counts as one character). With them a
    * shaky reading may still be wrong (rule 2).
@@ -128,12 +133,13 @@ const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 /**
  * 17÷5 answered 3, 32 or 3.2: the remainder (and its ……) may be on the page and lost by OCR. So
  * may the quotient and the dots: 14÷3 answered 2 (4……2 read as its last digit on an easy page).
+ * The quotient alone is all there is when the ink after it is bare paper (`nothingAfter`).
  */
-function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>): boolean {
+function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>, nothingAfter = false): boolean {
   const written = withoutUnit(p.studentAnswer, p.unit);
   if (written.includes('……')) return false;
   const digits = written.replace('.', '');
-  return written === String(p.quotient) || written === String(p.remainder) || digits === `${p.quotient}${p.remainder}`;
+  return (written === String(p.quotient) && !nothingAfter) || written === String(p.remainder) || digits === `${p.quotient}${p.remainder}`;
 }
 
 const OPERATORS = ['+', '-', '×', '÷'];
@@ -200,14 +206,14 @@ const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '
  * Whether reading one printed operator as its look-alike makes the child's answer right.
  * `confirmed`: positions in the raw text whose operator the ink confirms.
  */
-function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: ReadonlySet<number>): boolean {
+function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: ReadonlySet<number>, nothingAfter = false): boolean {
   const text = a.normalised.text;
   for (let i = 0; i < text.length; i++) {
     const from = a.normalised.source[i];
     if (from && confirmed.has(from[0])) continue;
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
       const other = readingWith(text, i, 1, alt);
-      if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other)))) return true;
+      if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, nothingAfter)))) return true;
     }
   }
   return false;
@@ -367,7 +373,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   }
   if (!match.readable) return result('uncertain', match.reason);
   if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
-  if (p.kind === 'remainder' && remainderMaybeLost(p)) return result('uncertain', 'remainder_not_read');
+  if (p.kind === 'remainder' && remainderMaybeLost(p, input.nothingAfterAnswer)) return result('uncertain', 'remainder_not_read');
   if (rightWithPointAfterZero(a, p, opts)) return result('correct', 'decimal_point_put_back');
   const point = decimalPointMisread(p);
   if (point) return result('uncertain', point);
@@ -387,7 +393,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
   if (rightIfPointLost(a, opts)) return result('uncertain', 'decimal_point_maybe_lost');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
-  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed)) return result('uncertain', 'operator_may_be_misread');
+  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed, input.nothingAfterAnswer)) return result('uncertain', 'operator_may_be_misread');
   if (p.kind !== 'compare' && rightIfLost(a, opts, '×')) return result('uncertain', 'operator_may_be_lost');
   if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
   if (a.normalised.text.includes('/') && rightIfLost(a, opts, '/')) return result('uncertain', 'fraction_bar_may_be_lost');
