@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, OPENING, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, sameRow, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -69,6 +69,7 @@ export class HomeworkChecker {
     // One item per piece: item `index` is pieces[index - 1].
     const items: CheckedItem[] = [];
     const pieces = pageItems(doubtedLines(lines.map((l) => this.withInk(page, l)), page.cols));
+    await this.readOpenedBlanks(page, pieces);
     await this.readMissingAnswers(page, pieces);
     const ink: PageInk = { page, erased: eraseComparisonCircles(erased, inGaps), circles };
     for (const piece of pieces) {
@@ -170,6 +171,45 @@ export class HomeworkChecker {
   }
 
   /**
+   * A fill-in blank that opens its problem ("( 1 )+15=17") is often read from its ")" on: the
+   * detector leaves out the "(" with what the child wrote after it (a thin digit, or nothing),
+   * and the problem stayed uncertain (7 problems on 40 pages per level, 12440–12479). The paper
+   * left of the ")", up to OPENED_BLANK_SLOT line heights or the problem before it on the row, is
+   * read on its own: a bracket alone opens a blank whose paper grade() looks at (`bracketGap`),
+   * a bracket and digits are the child's answer (the bracket is a guess when it is not read).
+   */
+  private async readOpenedBlanks(page: Mat, pieces: PageItem[]): Promise<void> {
+    const open = pieces.flatMap((p) => {
+      const first = p.chars?.[0];
+      if (!p.arithmetic || !first || !CLOSING.test(first.text)) return [];
+      const before = Math.max(0, ...pieces.filter((q) => q !== p && q.box.x + q.box.w <= first.x0 && sameRow(q.box, p.box)).map((q) => q.box.x + q.box.w));
+      const x = Math.round(Math.max(before, first.x0 - OPENED_BLANK_SLOT * p.box.h));
+      const y = Math.max(0, Math.round(p.box.y - 0.3 * p.box.h));
+      const w = Math.round(first.x0) - x;
+      const ink = w >= 2 ? inkBox(page, { x, y, w, h: Math.min(page.rows - y, Math.round(1.6 * p.box.h)) }, p.box.h) : undefined;
+      return ink ? [{ p, first, ink }] : [];
+    });
+    if (open.length === 0) return;
+    const read = await this.ocr.recognize(open.map(({ ink }) => cropOf(page, ink)));
+    open.forEach(({ p, first, ink }, i) => {
+      const r = read[i];
+      const chars = onPage(r?.chars, ink);
+      const bracket = chars[0] && OPENING.test(chars[0].text) ? chars[0] : undefined;
+      const digits = chars.slice(bracket ? 1 : 0);
+      if (!r || !digits.every(isDigit) || (digits.length === 0 ? !bracket : !readAnswer(digits, r.confidence))) return;
+      const opening: Char = bracket ? { ...bracket, text: '(' } : { text: '(', confidence: INK_GUESSED, x0: ink.x, x1: (digits[0] as Char).x0 };
+      const added = [opening, ...digits];
+      const own = confidenceOf(added);
+      p.text = added.map((c) => c.text).join('') + p.text;
+      p.chars?.unshift(...added);
+      if (digits.length === 0) p.bracketGap = { x0: opening.x1, x1: first.x0 };
+      p.box = union(p.box, { x: opening.x0, y: p.box.y, w: first.x0 - opening.x0, h: p.box.h });
+      p.confidence = Math.min(p.confidence, own.confidence);
+      p.minCharConfidence = Math.min(p.minCharConfidence, own.minCharConfidence);
+    });
+  }
+
+  /**
    * The detector misses short answers written apart from the problem ("18-14=  4"): for a
    * problem that ends at its equals sign, the slot to its right is read on its own, and what is
    * found there becomes the answer. A slot with nothing readable stays blank.
@@ -204,8 +244,6 @@ export class HomeworkChecker {
       else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }
     if (inked.length === 0) return;
-    // The slot's characters on the page, spaces left out.
-    const onPage = (chars: Char[] | undefined, b: Box): Char[] => (chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + b.x, x1: c.x1 + b.x }));
     const read = (await this.ocr.recognize(inked.map(({ slot }) => cropOf(page, slot)))).map((r, i) => r && { confidence: r.confidence, chars: onPage(r.chars, (inked[i] as (typeof inked)[number]).slot) });
     // A lone digit cut out is often read as nothing at all, where the recogniser reads it in its
     // problem ("2×2=4" on a hard synthetic page: nothing, or "." at 0.25, cut to the 4; "2x2=4"
@@ -568,6 +606,12 @@ function inkIn(page: Mat, b: Box): { mask: Mat; marks: InkMark[] } {
 }
 
 const cropOf = (page: Mat, b: Box): Mat => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h));
+
+/** A crop's characters on the page, spaces left out. */
+const onPage = (chars: Char[] | undefined, b: Box): Char[] => (chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + b.x, x1: c.x1 + b.x }));
+
+/** Line heights left of a ")" where the "(" of a blank opening the problem, and the child's answer, stand (the printed blank is about two wide). */
+const OPENED_BLANK_SLOT = 3.5;
 
 /** `ink` (in the pixels of box `b`) as a page box, padded across and up and down, clipped to the page. */
 function padded(page: Mat, b: Box, ink: Box, padX: number, padY: number): Box {

@@ -200,8 +200,8 @@ const LOST_SIGN_GAP = 0.1;
 const gapBefore = (chars: Char[], i: number): number => (chars[i] as Char).x0 - (chars[i - 1] as Char).x1;
 
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
-const OPENING = /^[(（[{［｛]$/;
-const CLOSING = /^[)）\]}］｝]$/;
+export const OPENING = /^[(（[{［｛]$/;
+export const CLOSING = /^[)）\]}］｝]$/;
 
 /** What the recogniser puts second to a × when its doubt is only how the × is written. */
 const TIMES_LOOKALIKE = /^[x×X*＊]$/;
