@@ -271,4 +271,18 @@ describe('lamp grade-page --jsonl', () => {
     // Wrong answers read surely are still marked wrong on the same pages.
     for (const page of [misread, runOn]) expect(page?.items.filter((i) => i.verdict === 'incorrect').length).toBeGreaterThan(3);
   });
+
+  it('what stands beside a problem on its row: a blank beside the next comparison, bare paper after a quotient, a blank\'s "(" the detector left out (easy-12459, easy-12454, easy-12474, medium-12441)', () => {
+    const pages = ['easy-12459', 'easy-12454', 'easy-12474', 'medium-12441'];
+    const r = runCli(['grade-page', '--jsonl', ...pages.map((p) => fixture(`${p}.jpg`))], { LAMP_DATA_DIR: tempDir() });
+    const [beside, bare, blank, written] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    // "(38+19)+16=" left blank, and "86○68" close beside it: two problems, each with its own mark.
+    expect(beside?.items.find((i) => i.question === '(38+19)+16=')).toMatchObject({ student_answer: '', verdict: 'incorrect' });
+    expect(beside?.items.find((i) => i.question === '86○68')).toMatchObject({ student_answer: '>', verdict: 'correct' });
+    // "15+2=7" with nothing after the 7 is no ÷ that lost its remainder: wrong.
+    expect(bare?.items.find((i) => i.question === '15+2=')).toMatchObject({ student_answer: '7', verdict: 'incorrect' });
+    // Read as ")+11=93" and ")+15=17": the paper left of the ")" holds a bare blank, and the child's 1.
+    expect(blank?.items.find((i) => i.question === '()+11=93')).toMatchObject({ student_answer: '', verdict: 'incorrect', reason: 'blank' });
+    expect(written?.items.find((i) => i.question === '()+15=17')).toMatchObject({ student_answer: '1', verdict: 'incorrect' });
+  });
 });
