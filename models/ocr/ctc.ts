@@ -5,6 +5,12 @@ export interface DecodedChar {
   x1: number;
   /** The recogniser's second choice at the step it was surest of this character (not the blank, nor another form of it). */
   runnerUp?: string;
+  /**
+   * The highest probability the recogniser gave a point (any of its forms), where it read none, at
+   * the steps since the previous character began; absent below 0.01. A decimal point blurred away
+   * between two digits often leaves some behind (see the homework checker's pointSeenInAnswer).
+   */
+  pointBefore?: number;
 }
 export interface DecodedLine { text: string; confidence: number; minCharConfidence: number; chars: DecodedChar[] }
 
@@ -22,8 +28,10 @@ export interface DecodedLine { text: string; confidence: number; minCharConfiden
 export function ctcDecode(probs: Float32Array, offset: number, steps: number, classes: number, dict: readonly string[], pxPerStep: number, cropW: number): DecodedLine {
   const chars: DecodedChar[] = [];
   const forms = twins(dict);
+  const points = pointClasses(dict);
   let prev = 0;
   let current: DecodedChar | undefined;
+  let pointSince = 0;
   for (let t = 0; t < steps; t++) {
     const row = offset + t * classes;
     // The two most probable characters other than the blank; the blank wins ties.
@@ -54,6 +62,11 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
       }
     }
     const runnerUp = dict[second];
+    if (!points.includes(best)) {
+      let p = 0;
+      for (const c of points) p += probs[row + c] as number;
+      pointSince = Math.max(pointSince, p);
+    }
     if (best !== 0 && best === prev && current) {
       if (bestP > current.confidence) {
         current.confidence = bestP;
@@ -62,6 +75,8 @@ export function ctcDecode(probs: Float32Array, offset: number, steps: number, cl
       current.x1 = Math.min(cropW, (t + 1) * pxPerStep);
     } else if (best !== 0) {
       current = { text: dict[best] ?? '', confidence: bestP, x0: Math.min(cropW, t * pxPerStep), x1: Math.min(cropW, (t + 1) * pxPerStep), runnerUp };
+      if (pointSince >= 0.01) current.pointBefore = Math.round(pointSince * 1000) / 1000;
+      pointSince = 0;
       chars.push(current);
     } else {
       current = undefined;
@@ -100,6 +115,18 @@ export function spreadSpans(chars: DecodedChar[], cropW: number): void {
     c.x0 = Math.max(0, mid - pitch / 2, prev === undefined ? 0 : (prev + mid) / 2);
     c.x1 = Math.min(cropW, mid + pitch / 2, next === undefined ? cropW : (mid + next) / 2);
   });
+}
+
+const pointsByDict = new WeakMap<readonly string[], number[]>();
+
+/** The dictionary's classes of a point: "." and its other forms. */
+function pointClasses(dict: readonly string[]): number[] {
+  let known = pointsByDict.get(dict);
+  if (!known) {
+    known = ['.', '。', '·', '．'].map((d) => dict.indexOf(d)).filter((c) => c > 0);
+    pointsByDict.set(dict, known);
+  }
+  return known;
 }
 
 const twinsByDict = new WeakMap<readonly string[], Map<number, number[]>>();

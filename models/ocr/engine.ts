@@ -23,6 +23,8 @@ export interface OcrChar {
   x1: number;
   /** the recogniser's second choice for this character */
   runnerUp?: string;
+  /** how surely the recogniser saw a point it did not read just before this character (see DecodedChar) */
+  pointBefore?: number;
 }
 export interface OcrLine {
   text: string;
@@ -180,7 +182,7 @@ export class OcrEngine {
         minCharConfidence: r.minCharConfidence,
         box: { x: Math.round(b.x), y: Math.round(b.y), w: Math.round(b.w), h: Math.round(b.h) },
         quad: f.quad.map(([x, y]): [number, number] => [x, y]),
-        chars: r.chars.map((c) => ({ text: c.text, confidence: c.confidence, ...spanInImage(axis, cropW, c.x0, c.x1), ...(c.runnerUp === undefined ? {} : { runnerUp: c.runnerUp }) })),
+        chars: r.chars.map((c) => ({ text: c.text, confidence: c.confidence, ...spanInImage(axis, cropW, c.x0, c.x1), ...(c.runnerUp === undefined ? {} : { runnerUp: c.runnerUp }), ...(c.pointBefore === undefined ? {} : { pointBefore: c.pointBefore }) })),
         rotated180,
         detScore: f.score,
       });

@@ -86,6 +86,25 @@ describe('CTC decoding', () => {
     expect(r.chars[1]?.confidence).toBeCloseTo(0.65, 5);
   });
 
+  it('notes how surely a point it did not read stood before a character: a blurred decimal point', () => {
+    // "1", then blank steps where "." (and its full-width form) had some probability, then "4".
+    const forms = ['', '1', '4', '.', '．'];
+    const probs = new Float32Array(4 * 5);
+    probs.set([0.1, 0.9, 0, 0, 0], 0);
+    probs.set([0.8, 0, 0, 0.1, 0.1], 5);
+    probs.set([0.9, 0, 0, 0.05, 0], 10);
+    probs.set([0.1, 0, 0.9, 0, 0], 15);
+    const r = ctcDecode(probs, 0, 4, 5, forms, 4, 16);
+    expect(r.text).toBe('14');
+    expect(r.chars[0]).not.toHaveProperty('pointBefore');
+    expect(r.chars[1]?.pointBefore).toBeCloseTo(0.2, 5);
+    // A point it read is a character, not a point before the next one.
+    probs.set([0.3, 0, 0, 0.7, 0], 5);
+    const read = ctcDecode(probs, 0, 4, 5, forms, 4, 16);
+    expect(read.text).toBe('1.4');
+    expect(read.chars[2]?.pointBefore).toBeCloseTo(0.05, 5);
+  });
+
   it('reads an all-blank line as empty with confidence 0', () => {
     expect(ctcDecode(steps(5, [0, 0, 0]), 0, 3, 5, dict, 4, 12)).toEqual({ text: '', confidence: 0, minCharConfidence: 0, chars: [] });
   });

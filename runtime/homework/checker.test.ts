@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, pointSeenInAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -850,6 +850,26 @@ describe('the paper after an answer', () => {
     // No digits after an "=": nothing to say.
     const [blank] = pageItems([line('15+2=', 20, 40)]) as PageItem[];
     expect(bareAfterAnswer(new cv.Mat(120, 420, cv.CV_8UC3, [255, 255, 255]), blank as PageItem, [blank as PageItem])).toBe(false);
+  });
+});
+
+describe('a decimal point the recogniser saw but did not read', () => {
+  /** A piece of `text` whose character at `at` had a point before it at probability `p`. */
+  const pointed = (text: string, at: number, p: number): PageItem => {
+    const l = line(text, 100, 50);
+    l.chars = l.chars.map((c, i) => (i === at ? { ...c, pointBefore: p } : c));
+    return pageItems([l])[0] as PageItem;
+  };
+
+  it('makes a right answer right where it stood; it never condemns', () => {
+    expect(pointSeenInAnswer(pointed('1.7-0.3=14', 9, 0.17))).toMatchObject({ student_answer: '1.4', verdict: 'correct', reason: 'decimal_point_seen' });
+    expect(gradeWithSigns(pointed('1.7-0.3=14', 9, 0.17), false)).toMatchObject({ student_answer: '1.4', verdict: 'correct', reason: 'decimal_point_seen' });
+    // Too faint, in the wrong place, or wrong with the point too: the answer stays as it was graded.
+    expect(pointSeenInAnswer(pointed('1.7-0.3=14', 9, 0.05))).toBeUndefined();
+    expect(gradeWithSigns(pointed('1.7-0.3=14', 9, 0.05), false)).toMatchObject({ verdict: 'uncertain', reason: 'decimal_point_maybe_lost' });
+    expect(pointSeenInAnswer(pointed('12.5+1.1=136', 11, 0.3))).toMatchObject({ student_answer: '13.6', verdict: 'correct' });
+    expect(pointSeenInAnswer(pointed('12.5+1.1=136', 10, 0.3))).toBeUndefined();
+    expect(pointSeenInAnswer(pointed('2.5-0.4=211', 10, 0.3))).toBeUndefined();
   });
 });
 

@@ -426,10 +426,36 @@ export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeO
   const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, nothingAfterAnswer: piece.nothingAfter, weakChars: weakCharsOf(piece) };
   const g = gradeProblem(input, opts);
   if (g.verdict !== 'uncertain') return g;
+  const pointed = g.reason === 'decimal_point_maybe_lost' ? pointSeenInAnswer(piece, opts) : undefined;
+  if (pointed) return pointed;
   const other = alternateReading(piece, opts);
   if (other?.verdict === 'correct') return { ...other, reason: 'sign_read_from_ink' };
   return other?.verdict === 'incorrect' && g.kind === 'remainder' ? other : g;
 }
+
+/**
+ * "1.7-0.3=14" for 1.4: a decimal point blurred away between two of the answer's digits, where
+ * the recogniser still gave a point POINT_SEEN or more. Read with the point there, a right answer
+ * is right (undefined otherwise: the point only ever confirms). On hard synthetic pages
+ * (11800–11849, 12440–12479) the recogniser gave that much between the digits of 7 of 23
+ * answers whose point it lost, and between 2 of 1,524 pairs of digits in answers to problems
+ * without decimals.
+ */
+export function pointSeenInAnswer(piece: Piece, opts: GradeOptions = {}): GradeResult | undefined {
+  const chars = piece.chars ?? [];
+  const eq = chars.findLastIndex((c) => /^[=＝]$/.test(c.text));
+  if (eq < 0) return undefined;
+  for (let i = eq + 2; i < chars.length; i++) {
+    if (!isDigit(chars[i]) || !isDigit(chars[i - 1]) || ((chars[i] as Char).pointBefore ?? 0) < POINT_SEEN) continue;
+    const text = [...chars.slice(0, i).map((c) => c.text), '.', ...chars.slice(i).map((c) => c.text)].join('');
+    const g = gradeProblem({ text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence }, opts);
+    if (g.verdict === 'correct') return { ...g, reason: 'decimal_point_seen' };
+  }
+  return undefined;
+}
+
+/** The recogniser's probability for a point it did not read from which the point is taken as seen (see pointSeenInAnswer). */
+const POINT_SEEN = 0.1;
 
 /**
  * A wrong answer whose digits stand apart by a gap wider than SPLIT_GAP line heights after its
