@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, pointSeenInAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';

@@ -193,7 +193,8 @@ export class HomeworkChecker {
     const read = await this.ocr.recognize(open.map(({ ink }) => cropOf(page, ink)));
     open.forEach(({ p, first, ink }, i) => {
       const r = read[i];
-      const chars = onPage(r?.chars, ink);
+      // The crop may reach into the ")" the piece already has.
+      const chars = onPage(r?.chars, ink).filter((c, k, all) => !(k === all.length - 1 && CLOSING.test(c.text)));
       const bracket = chars[0] && OPENING.test(chars[0].text) ? chars[0] : undefined;
       const digits = chars.slice(bracket ? 1 : 0);
       if (!r || !digits.every(isDigit) || (digits.length === 0 ? !bracket : !readAnswer(digits, r.confidence))) return;
