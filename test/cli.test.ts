@@ -272,10 +272,10 @@ describe('lamp grade-page --jsonl', () => {
     for (const page of [misread, runOn]) expect(page?.items.filter((i) => i.verdict === 'incorrect').length).toBeGreaterThan(3);
   });
 
-  it('what stands beside a problem on its row: a blank beside the next comparison, bare paper after a quotient, a blank\'s "(" the detector left out (easy-12459, easy-12454, easy-12474, medium-12441)', () => {
-    const pages = ['easy-12459', 'easy-12454', 'easy-12474', 'medium-12441'];
+  it('what stands beside a problem on its row: a blank beside the next comparison, bare paper after a quotient, a blank\'s "(" the detector left out, a remainder read as one more dot (easy-12459, easy-12454, easy-12474, medium-12441, medium-12472)', () => {
+    const pages = ['easy-12459', 'easy-12454', 'easy-12474', 'medium-12441', 'medium-12472'];
     const r = runCli(['grade-page', '--jsonl', ...pages.map((p) => fixture(`${p}.jpg`))], { LAMP_DATA_DIR: tempDir() });
-    const [beside, bare, blank, written] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    const [beside, bare, blank, written, dots] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
     // "(38+19)+16=" left blank, and "86○68" close beside it: two problems, each with its own mark.
     expect(beside?.items.find((i) => i.question === '(38+19)+16=')).toMatchObject({ student_answer: '', verdict: 'incorrect' });
     expect(beside?.items.find((i) => i.question === '86○68')).toMatchObject({ student_answer: '>', verdict: 'correct' });
@@ -284,5 +284,7 @@ describe('lamp grade-page --jsonl', () => {
     // Read as ")+11=93" and ")+15=17": the paper left of the ")" holds a bare blank, and the child's 1.
     expect(blank?.items.find((i) => i.question === '()+11=93')).toMatchObject({ student_answer: '', verdict: 'incorrect', reason: 'blank' });
     expect(written?.items.find((i) => i.question === '()+15=17')).toMatchObject({ student_answer: '1', verdict: 'incorrect' });
+    // "11÷3=3....." with the 2 read as the last dot: the digit after the dots is read on its own.
+    expect(dots?.items.find((i) => i.question === '11÷3=')).toMatchObject({ student_answer: '3……2', verdict: 'correct' });
   });
 });

@@ -71,6 +71,7 @@ export class HomeworkChecker {
     const pieces = pageItems(doubtedLines(lines.map((l) => this.withInk(page, l)), page.cols));
     await this.readOpenedBlanks(page, pieces);
     await this.readMissingAnswers(page, pieces);
+    await this.readDigitsAfterDots(page, pieces);
     const ink: PageInk = { page, erased: eraseComparisonCircles(erased, inGaps), circles };
     for (const piece of pieces) {
       const index = items.length + 1;
@@ -300,6 +301,44 @@ export class HomeworkChecker {
       p.box = union(p.box, { x: (added[0] as Char).x0, y: p.box.y, w: Math.max(1, (added.at(-1) as Char).x1 - (added[0] as Char).x0), h: p.box.h });
       p.confidence = Math.min(p.confidence, own.confidence);
       p.minCharConfidence = Math.min(p.minCharConfidence, own.minCharConfidence);
+    });
+  }
+
+  /**
+   * A division whose answer still ends in a remainder's dots after the slots were read lost the
+   * digit after them: read as one more dot ("11÷3=3....." for 3……2, the last dot read where the
+   * 2 is), or dropped from a slot read after the "=" ("40÷6=6..." for 6……4, the 4 written high).
+   * Its slot starts at the first of the dots read (where the recogniser places the last one is
+   * no guide: "6..." for six dots and a 1 put it past the 1); the rightmost mark there at least 0.4
+   * line heights tall with the dots' specks before it (see remainderDigit) is read cut to its own
+   * ink, and a lone digit read at 0.5 or more is the remainder. A dot is never that tall, so a
+   * remainder left blank stays blank.
+   */
+  private async readDigitsAfterDots(page: Mat, pieces: PageItem[]): Promise<void> {
+    const open = pieces.flatMap((p) => {
+      const chars = p.chars ?? [];
+      if (!p.arithmetic || !/÷\d+[=＝]\s*\d+\s*(…|[.·。]{2,})\s*$/.test(p.text)) return [];
+      let first = chars.length;
+      while (first > 0 && /^[….·。]$/.test((chars[first - 1] as Char).text)) first--;
+      const dots = chars[first];
+      if (!dots) return [];
+      const slot = endedByNext(answerSlot(page, p.box, dots.x0 - 1, (p.box.x + p.box.w - dots.x0) / p.box.h + DIGIT_AFTER_DOTS), p, pieces);
+      const digit = remainderDigit(page, slot, p.box.h);
+      return digit?.dotsSeen ? [{ p, box: digit.box }] : [];
+    });
+    if (open.length === 0) return;
+    const read = await this.ocr.recognize(open.map(({ box }) => cropOf(page, box)));
+    open.forEach(({ p, box }, i) => {
+      const r = read[i];
+      // The crop, padded, may hold the last dot too.
+      const chars = onPage(r?.chars, box).filter((c) => !/^[….·。]$/.test(c.text));
+      if (!r || r.confidence < 0.5 || chars.length !== 1 || !isDigit(chars[0])) return;
+      const digit = chars[0] as Char;
+      p.text += digit.text;
+      p.chars?.push(digit);
+      p.box = union(p.box, { x: digit.x0, y: p.box.y, w: Math.max(1, digit.x1 - digit.x0), h: p.box.h });
+      p.confidence = Math.min(p.confidence, digit.confidence);
+      p.minCharConfidence = Math.min(p.minCharConfidence, digit.confidence);
     });
   }
 
@@ -821,6 +860,9 @@ export function dotsLostBetween(page: Mat, slot: Box, chars: readonly Char[], li
 
 /** Line heights beyond the piece's box where a lost remainder's dots and digit may be (six dots take about 1.5). */
 const REMAINDER_SLOT = 2.5;
+
+/** Line heights beyond the piece's box where the digit after a remainder's dots may be (see readDigitsAfterDots). */
+const DIGIT_AFTER_DOTS = 1.5;
 
 /**
  * Whether the paper right of a problem's answer (digits after its "=") is bare up to where a
