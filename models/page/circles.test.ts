@@ -68,6 +68,14 @@ describe('comparison circles', () => {
     expect(findComparisonCircles(alone)).toHaveLength(1);
   });
 
+  it("a ring in the pen's blue is the child's 0, not a printed circle; on a grey page nothing tells them apart", () => {
+    const m = new cv.Mat(120, 320, cv.CV_8UC3, [255, 255, 255]);
+    m.drawCircle(new cv.Point2(100, 60), 18, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
+    m.drawCircle(new cv.Point2(220, 60), 18, new cv.Vec3(150, 60, 20), 2, cv.LINE_AA);
+    expect(comparisonRings(m)).toMatchObject({ sure: [{ x: expect.closeTo(100, -1) }], crowded: [] });
+    expect(comparisonRings(m.bgrToGray()).sure).toHaveLength(2);
+  });
+
   it('an empty circle is a blank, not an unread sign', () => {
     const page = drawn('');
     const [circle] = findComparisonCircles(page);

@@ -1,5 +1,5 @@
 import { cv, type Mat } from '../cv.js';
-import { inkMarks, median, requireImage, toGray } from './image.js';
+import { inkMarks, median, PEN_BLUE, requireImage, toGray } from './image.js';
 
 export interface Circle {
   x: number;
@@ -86,11 +86,14 @@ export function comparisonRings(page: Mat, minR = 11, maxR = 26): { sure: Circle
   requireImage(page, 'comparisonRings');
   const gray = page.channels === 1 ? page : page.bgrToGray();
   const ink = pixelsOf(gray.adaptiveThreshold(255, cv.ADAPTIVE_THRESH_MEAN_C, cv.THRESH_BINARY_INV, 25, 7));
+  const pen = page.channels === 3 ? { data: page.getData(), cols: page.cols } : undefined;
   const candidates = gray.gaussianBlur(new cv.Size(3, 3), 0).houghCircles(cv.HOUGH_GRADIENT, 1, 2 * minR, 100, 14, minR, maxR);
   const sure: Circle[] = [];
   const crowded: Circle[] = [];
   for (const v of candidates) {
     const fitted = onRing(ink, v, v.z);
+    // A ring in the pen's blue is the child's 0 ("30" answering a problem), never a printed circle.
+    if (pen && inPenBlue(ink, pen, fitted.c)) continue;
     const kind = ringKind(ink, fitted);
     if (kind === 'sure') sure.push(fitted.c);
     else if (kind === 'crowded') crowded.push(fitted.c);
@@ -107,6 +110,21 @@ export function comparisonRings(page: Mat, minR = 11, maxR = 26): { sure: Circle
   // thin 0 or 6 of a digit (r 10–14 beside circles of 19–22 on synthetic easy pages).
   const typical = sure.length >= 2 ? median(sure.map((c) => c.r)) : 0;
   return { sure: sure.filter((c) => c.r >= MIN_SHARE_OF_TYPICAL_R * typical), crowded: crowded.filter((c) => c.r >= CROWDED_SHARE_OF_TYPICAL_R * typical) };
+}
+
+/** Whether the ink on a circle is, on average, the pen's blue (see PEN_BLUE). */
+function inPenBlue(ink: InkPixels, bgr: { data: Buffer; cols: number }, c: Circle): boolean {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < SAMPLES; i++) {
+    const x = Math.round(c.x + c.r * (COS[i] as number));
+    const y = Math.round(c.y + c.r * (SIN[i] as number));
+    if (x < 0 || y < 0 || x >= ink.cols || y >= ink.rows || !ink.data[y * ink.cols + x]) continue;
+    const at = (y * bgr.cols + x) * 3;
+    sum += (bgr.data[at] as number) - (bgr.data[at + 2] as number);
+    n++;
+  }
+  return n >= SAMPLES / 4 && sum / n >= PEN_BLUE;
 }
 
 /** Whether a fitted candidate is a thin ring (`sure`), a ring crowded by ink just inside it, or neither. */

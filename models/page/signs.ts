@@ -1,6 +1,6 @@
 import { cv, type Mat } from '../cv.js';
 import { percentile } from './enhance.js';
-import { type InkMark, inkMarks, markBounds, median } from './image.js';
+import { type InkMark, inkMarks, markBounds, median, PEN_BLUE } from './image.js';
 
 /**
  * The shapes of printed operators, read from the ink where the recogniser put one. Blur on a
@@ -326,6 +326,3 @@ export function isPrintedMark(page: Mat, line: Box, x0: number, x1: number): boo
   const ink = dark.getRegion(cols).countNonZero();
   return ink > 0 && pen.getRegion(cols).countNonZero() <= 0.05 * ink;
 }
-
-/** Blue minus red (grey levels) from which dark ink is the pen's. */
-const PEN_BLUE = 20;
