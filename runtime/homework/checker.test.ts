@@ -68,6 +68,10 @@ describe('page items from OCR lines', () => {
     // A blank answer and the next column's problem close by: its digits are not the answer.
     expect(joinFragments([line('(15+5)-19=', 100, 50), line('14+6=20', 330, 50)]).map((l) => l.text)).toEqual(['(15+5)-19=', '14+6=20']);
     expect(joinFragments([line('(38+19)+16=', 100, 50), line('86 >68', 330, 50)]).map((l) => l.text)).toEqual(['(38+19)+16=', '86 >68']);
+    // Where the next column begins (two other rows' problems begin there) stands a problem, even read as bare digits; elsewhere digits after "=" are its answer.
+    const rows = [line('7+8=15', 100, 120), line('9+9=18', 330, 120), line('3+4=7', 100, 190), line('6+6=12', 330, 190)];
+    expect(joinFragments([line('(38+19)+16=', 100, 50), line('8668', 330, 50), ...rows]).map((l) => l.text).slice(0, 2)).toEqual(['(38+19)+16=', '8668']);
+    expect(joinFragments([line('25×40=', 100, 50), line('1000', 250, 50), ...rows]).map((l) => l.text)[0]).toBe('25×40=1000');
     expect(joinFragments([line('30+(', 100, 50), line('20)=50', 200, 50)]).map((l) => l.text)).toEqual(['30+(20)=50']);
   });
 

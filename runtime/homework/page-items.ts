@@ -66,6 +66,10 @@ export function union(a: Box, b: Box): Box {
  */
 export function joinFragments(lines: OcrLine[]): OcrLine[] {
   const out: OcrLine[] = [];
+  const starts = lines.filter((l) => lineRole(l.text) === 'arithmetic');
+  // Where two other problems begin, in other rows, a column of the drill begins: what stands there
+  // is a problem, whatever the recogniser lost of it ("86○68" read as "8668").
+  const columnStart = (line: OcrLine): boolean => starts.filter((l) => l !== line && !sameRow(l.box, line.box) && Math.abs(l.box.x - line.box.x) <= 0.5 * line.box.h).length >= 2;
   for (const line of lines) {
     const prev = out[out.length - 1];
     const gap = prev ? line.box.x - (prev.box.x + prev.box.w) : Infinity;
@@ -73,8 +77,9 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
     const continues = /^\s*[)）=＝<>]/.test(line.text);
     // After a problem's "=" comes its answer, never a whole problem: "(15+5)-19=" (left blank)
     // and the next column's "14+6=20" are two problems (joined, the 1 became the blank's answer),
-    // and so are "(38+19)+16=" and the comparison "86 >68" beside it (its circle erased).
-    const nextProblem = prev !== undefined && /[=＝]\s*$/.test(prev.text) && (/\d\s*[+\-×÷xX*]\s*[\d(（][^=＝]*[=＝]/.test(line.text) || COMPARISON.test(line.text));
+    // and so are "(38+19)+16=" and the comparison "86 >68" beside it (its circle erased), or
+    // "8668" where the next column begins (circle and sign lost).
+    const nextProblem = prev !== undefined && /[=＝]\s*$/.test(prev.text) && (/\d\s*[+\-×÷xX*]\s*[\d(（][^=＝]*[=＝]/.test(line.text) || COMPARISON.test(line.text) || columnStart(line));
     if (prev && sameRow(prev.box, line.box) && gap >= -2 && gap < 3 * Math.max(prev.box.h, line.box.h) && (unfinished || continues) && !nextProblem) {
       const n1 = prev.chars.length || 1;
       const n2 = line.chars.length || 1;
