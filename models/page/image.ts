@@ -36,13 +36,13 @@ export function toGray(img: Mat): Mat {
   return img.cvtColor(img.channels === 4 ? cv.COLOR_BGRA2GRAY : cv.COLOR_BGR2GRAY);
 }
 
-/** One connected mark of ink in a 0/255 mask: its bounding box and its area in pixels. */
 /**
  * Blue minus red (grey levels) from which dark ink is the pen's: on the flattened page print
  * measures −15 to +3, a blue pen +23 to +73 (hard synthetic pages, shadowed and JPEG'd).
  */
 export const PEN_BLUE = 20;
 
+/** One connected mark of ink in a 0/255 mask: its bounding box and its area in pixels. */
 export interface InkMark { x: number; y: number; w: number; h: number; area: number }
 
 /** The marks of a 0/255 ink mask (its connected components, the background left out). */
