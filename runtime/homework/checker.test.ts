@@ -37,6 +37,7 @@ describe('page items from OCR lines', () => {
     ['91>75', 'arithmetic'],
     ['答：60只', 'answer'],
     ['树上有38只小鸟，又飞来22只，现在一共有几只？', 'question'],
+    ['7+5=1....?', 'arithmetic'],
     ['kaixin', 'other'],
   ])('%s is %s', (text, role) => expect(lineRole(text)).toBe(role));
 

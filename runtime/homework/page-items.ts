@@ -216,7 +216,9 @@ export function lineRole(text: string): 'header' | 'arithmetic' | 'answer' | 'qu
   const t = text.replace(/\s+/g, '');
   if (t.length === 0 || /^[一二三四五六七八九十]+[、.．]/.test(t) || /^[^\d]?、/.test(t) || /姓名|日期|得分|用时|班级|口算练习|第\d+课/.test(t) || /^[—\-–]*\d{1,3}[—\-–]*$/.test(t)) return 'header';
   if (/^答[:：]/.test(t)) return 'answer';
-  if (looksLikeArithmetic(t) && !/[？?]$/.test(t)) return 'arithmetic';
+  // A question mark ends a word problem's question, unless it stands after an "=": then it is a
+  // handwritten digit the recogniser took for one ("7÷5=1……2" read as "7+5=1....?").
+  if (looksLikeArithmetic(t) && (!/[？?]$/.test(t) || /[=＝][^=＝]*[？?]$/.test(t))) return 'arithmetic';
   if (CJK.test(t) && [...t].length >= 4) return 'question';
   const n = normaliseMath(t);
   if (/^[\d.()]+$/.test(n) && n.replace(/\D/g, '').length >= 4) return 'signs_lost';
