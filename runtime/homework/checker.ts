@@ -200,14 +200,8 @@ export class HomeworkChecker {
       const digits = chars.slice(bracket ? 1 : 0);
       if (!r || !digits.every(isDigit) || (digits.length === 0 ? !bracket : !readAnswer(digits, r.confidence))) return;
       const opening: Char = bracket ? { ...bracket, text: '(' } : { text: '(', confidence: INK_GUESSED, x0: ink.x, x1: (digits[0] as Char).x0 };
-      const added = [opening, ...digits];
-      const own = confidenceOf(added);
-      p.text = added.map((c) => c.text).join('') + p.text;
-      p.chars?.unshift(...added);
       if (digits.length === 0) p.bracketGap = { x0: opening.x1, x1: first.x0 };
-      p.box = union(p.box, { x: opening.x0, y: p.box.y, w: first.x0 - opening.x0, h: p.box.h });
-      p.confidence = Math.min(p.confidence, own.confidence);
-      p.minCharConfidence = Math.min(p.minCharConfidence, own.minCharConfidence);
+      addChars(p, [opening, ...digits], 'start');
     });
   }
 
@@ -296,11 +290,7 @@ export class HomeworkChecker {
         added.splice(lost, 0, { text: '……', confidence: INK_GUESSED, x0: (added[lost - 1] as Char).x1, x1: (added[lost] as Char).x0 });
         p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
       }
-      p.text += added.map((c) => c.text).join('');
-      p.chars?.push(...added);
-      p.box = union(p.box, { x: (added[0] as Char).x0, y: p.box.y, w: Math.max(1, (added.at(-1) as Char).x1 - (added[0] as Char).x0), h: p.box.h });
-      p.confidence = Math.min(p.confidence, own.confidence);
-      p.minCharConfidence = Math.min(p.minCharConfidence, own.minCharConfidence);
+      addChars(p, added, 'end', own);
     });
   }
 
@@ -333,12 +323,7 @@ export class HomeworkChecker {
       // The crop, padded, may hold the last dot too.
       const chars = onPage(r?.chars, box).filter((c) => !/^[….·。]$/.test(c.text));
       if (!r || r.confidence < 0.5 || chars.length !== 1 || !isDigit(chars[0])) return;
-      const digit = chars[0] as Char;
-      p.text += digit.text;
-      p.chars?.push(digit);
-      p.box = union(p.box, { x: digit.x0, y: p.box.y, w: Math.max(1, digit.x1 - digit.x0), h: p.box.h });
-      p.confidence = Math.min(p.confidence, digit.confidence);
-      p.minCharConfidence = Math.min(p.minCharConfidence, digit.confidence);
+      addChars(p, chars, 'end');
     });
   }
 
@@ -672,6 +657,22 @@ function inkIn(page: Mat, b: Box): { mask: Mat; marks: InkMark[] } {
 }
 
 const cropOf = (page: Mat, b: Box): Mat => page.getRegion(new cv.Rect(b.x, b.y, b.w, b.h));
+
+/**
+ * Characters read apart from a piece (in a slot, or left of it) put at its start or end: its
+ * text, characters and box grow, and its confidences fall to theirs (`own`: computed by the
+ * caller when it differs from the characters' own, e.g. before guessed dots were put in).
+ */
+function addChars(p: PageItem, added: Char[], at: 'start' | 'end', own = confidenceOf(added)): void {
+  const text = added.map((c) => c.text).join('');
+  p.text = at === 'start' ? text + p.text : p.text + text;
+  if (at === 'start') p.chars?.unshift(...added);
+  else p.chars?.push(...added);
+  const x0 = (added[0] as Char).x0;
+  p.box = union(p.box, { x: x0, y: p.box.y, w: Math.max(1, (added.at(-1) as Char).x1 - x0), h: p.box.h });
+  p.confidence = Math.min(p.confidence, own.confidence);
+  p.minCharConfidence = Math.min(p.minCharConfidence, own.minCharConfidence);
+}
 
 /** A crop's characters on the page, spaces left out. */
 const onPage = (chars: Char[] | undefined, b: Box): Char[] => (chars ?? []).filter((c) => c.text.trim() !== '').map((c) => ({ ...c, x0: c.x0 + b.x, x1: c.x1 + b.x }));
