@@ -184,10 +184,8 @@ export class HomeworkChecker {
       const first = p.chars?.[0];
       if (!p.arithmetic || !first || !CLOSING.test(first.text)) return [];
       const before = Math.max(0, ...pieces.filter((q) => q !== p && q.box.x + q.box.w <= first.x0 && sameRow(q.box, p.box)).map((q) => q.box.x + q.box.w));
-      const x = Math.round(Math.max(before, first.x0 - OPENED_BLANK_SLOT * p.box.h));
-      const y = Math.max(0, Math.round(p.box.y - 0.3 * p.box.h));
-      const w = Math.round(first.x0) - x;
-      const ink = w >= 2 ? inkBox(page, { x, y, w, h: Math.min(page.rows - y, Math.round(1.6 * p.box.h)) }, p.box.h) : undefined;
+      const x = Math.max(before, first.x0 - OPENED_BLANK_SLOT * p.box.h);
+      const ink = first.x0 - x >= 2 ? inkBox(page, answerSlot(page, p.box, x - 1, (first.x0 - x) / p.box.h), p.box.h) : undefined;
       return ink ? [{ p, first, ink }] : [];
     });
     if (open.length === 0) return;
