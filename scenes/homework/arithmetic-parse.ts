@@ -165,12 +165,16 @@ function closingOf(toks: readonly Tok[], open: number): number {
   return -1;
 }
 
-/** "3", "(3)", "()" or nothing: one part of a remainder answer. */
-function remainderPart(toks: readonly Tok[], lo: number, hi: number): string | null {
+/**
+ * "3", "(3)", "()" or nothing: one part of a remainder answer. A number with a point is no quotient;
+ * as a remainder (`pointed`) it is kept as read, for the grader to find unreadable unless the
+ * quotient is wrong anyway ("61÷7=7……1.2", a speck between the 1 and 2 read as a point).
+ */
+function remainderPart(toks: readonly Tok[], lo: number, hi: number, pointed = false): string | null {
   const body = toks.slice(lo, hi);
   if (body.length === 0) return '';
-  if (body.length === 1 && body[0]?.type === 'num' && !body[0].text.includes('.')) return body[0].text;
-  if (body[0]?.type === 'open' && closingOf(toks, lo) === hi - 1) return remainderPart(toks, lo + 1, hi - 1);
+  if (body.length === 1 && body[0]?.type === 'num' && (pointed || !body[0].text.includes('.'))) return body[0].text;
+  if (body[0]?.type === 'open' && closingOf(toks, lo) === hi - 1) return remainderPart(toks, lo + 1, hi - 1, pointed);
   return null;
 }
 
@@ -187,7 +191,7 @@ function remainderProblem(toks: Tok[], eq: number, expr: Expr, unit: string | un
   if (marks.length !== 1) return ambiguous(text, 'unreadable_answer');
   const m = marks[0] as number;
   const q = remainderPart(toks, lo, m);
-  const r = remainderPart(toks, m + 1, hi);
+  const r = remainderPart(toks, m + 1, hi, true);
   if (q === null || r === null) return ambiguous(text, 'unreadable_answer');
   const top = unwrap(expr);
   if (top.type !== 'bin' || top.op !== '÷' || !wholeNumbersOnly(top)) return ambiguous(text, 'unreadable_answer');
