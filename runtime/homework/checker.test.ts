@@ -644,6 +644,15 @@ describe('weak characters handed to the grader', () => {
   });
 });
 
+describe('a + whose shape is no ×', () => {
+  it('is not taken for one: "24+3=72" is wrong, though 24×3 = 72', () => {
+    const chars = [...'24+3=72'].map((t, i) => ({ text: t, confidence: 0.99, x0: 20 * i, x1: 20 * i + 20 }));
+    const piece = { text: '24+3=72', confidence: 0.99, minCharConfidence: 0.99, box: { x: 0, y: 0, w: 140, h: 30 }, chars, arithmetic: true };
+    expect(gradeWithSigns(piece, false)).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+    expect(gradeWithSigns({ ...piece, ink: [{ at: 2, read: '+', ruledOut: '×' }] }, false)).toMatchObject({ verdict: 'incorrect', correct_answer: '27' });
+  });
+});
+
 describe('a + the ink reads as ÷', () => {
   /** A piece read as `text` with its remainder's dots guessed from the ink at `dotsAt`, the + at 2 without a crossing. */
   function dotted(text: string, dotsAt: number) {
@@ -752,11 +761,14 @@ describe('an operator whose shape the classifier is sure of', () => {
     expect(fixed.minCharConfidence).toBe(0.97);
     // An x the classifier sees as × is written ×.
     expect(readSignsFromInk(page, read('36x4=9'), says('×', 0.995)).text).toBe('36×4=9');
-    // A + is read as +, never sure: a ÷ taken for a sure + would make a right answer wrong.
+    // A + is read as +, never sure: a ÷ taken for a sure + would make a right answer wrong. It
+    // is no × though, and the note on the piece says so to the grader.
     const plus = readSignsFromInk(page, weak('36+4=9'), says('+', 0.995));
-    expect(plus.chars[2]).toMatchObject({ text: '+', confidence: 0.995 });
+    expect(plus.chars[2]).toMatchObject({ text: '+', confidence: 0.995, ruledOut: '×' });
     expect(plus.chars[2]).not.toHaveProperty('sure');
     expect(plus.minCharConfidence).toBe(0.97);
+    expect(piecesOf(plus)[0]?.ink).toEqual([{ at: 2, read: '+', ruledOut: '×' }]);
+    expect(readSignsFromInk(page, weak('36+4=9'), says('+', 0.98)).chars[2]).not.toHaveProperty('ruledOut');
   });
 
   it('puts back a sign the recogniser dropped beside a bracket, as a guess', () => {

@@ -446,7 +446,8 @@ export function doubtedByRereading(first: Piece, again: readonly (Recognized | u
  */
 export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeOptions = {}): GradeResult {
   const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece, n.at, n.read) ?? -1] : [])));
-  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, blankSeen, nothingAfterAnswer: piece.nothingAfter, weakChars: weakCharsOf(piece) };
+  const inkRuledOut = new Map((piece.ink ?? []).flatMap((n) => (n.ruledOut ? [[rawIndex(piece, n.at, n.read) ?? -1, n.ruledOut] as const] : [])));
+  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, inkRuledOut, blankSeen, nothingAfterAnswer: piece.nothingAfter, weakChars: weakCharsOf(piece) };
   const g = gradeProblem(input, opts);
   if (g.verdict !== 'uncertain') return g;
   const pointed = g.reason === 'decimal_point_maybe_lost' ? pointSeenInAnswer(piece, opts) : undefined;

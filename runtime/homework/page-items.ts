@@ -34,11 +34,13 @@ function bracketGapOf(chars: Char[]): Piece['bracketGap'] {
   return at < 0 ? undefined : { x0: (chars[at] as Char).x1, x1: (chars[at + 1] as Char).x0 };
 }
 
-/** The ink confirms the operator read at `at`, or supports reading it as `alt` too. */
-export interface InkNote { at: number; read: string; sure?: true; alt?: string }
+/** The ink confirms the operator read at `at`, supports reading it as `alt` too, or rules out its look-alike `ruledOut`. */
+export interface InkNote { at: number; read: string; sure?: true; alt?: string; ruledOut?: string }
 
 function inkNotesOf(chars: Char[]): InkNote[] | undefined {
-  const notes = chars.flatMap((c, at): InkNote[] => (c.sure || c.alt ? [{ at, read: c.text, ...(c.sure ? { sure: true as const } : {}), ...(c.alt ? { alt: c.alt } : {}) }] : []));
+  const notes = chars.flatMap((c, at): InkNote[] =>
+    c.sure || c.alt || c.ruledOut ? [{ at, read: c.text, ...(c.sure ? { sure: true as const } : {}), ...(c.alt ? { alt: c.alt } : {}), ...(c.ruledOut ? { ruledOut: c.ruledOut } : {}) }] : [],
+  );
   return notes.length ? notes : undefined;
 }
 

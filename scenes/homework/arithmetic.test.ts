@@ -134,6 +134,10 @@ describe('gradeProblem: division with a remainder', () => {
     ['15÷5=3……0', 'correct', '3', undefined, 'remainder'],
     ['17/5=3...2', 'correct', '3……2', undefined, 'remainder'],
     ['17÷5=(3)……(2)', 'correct', '3……2', undefined, 'remainder'],
+    // No remainder has a point: unreadable, unless the quotient is wrong anyway.
+    ['61÷7=7……1.2', 'incorrect', '8……5', 'wrong_quotient', 'remainder'],
+    ['61÷7=8……1.2', 'uncertain', '8……5', 'unreadable_answer', 'remainder'],
+    ['61÷7=8.5……1', 'uncertain', null, 'unreadable_answer', 'ambiguous'],
     // The remainder may be on the page and lost by OCR.
     ['17÷5=3', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
     ['17÷5=32', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
@@ -369,6 +373,22 @@ describe('operators the recogniser confuses', () => {
     expect(gradeProblem({ text: '50-20-10=40', confidence: 0.99, inkConfirmed: new Set([2, 5]) })).toMatchObject({ verdict: 'incorrect', correct_answer: '20' });
     // A confirmation elsewhere in the line leaves the other operator's look-alike open.
     expect(gradeProblem({ text: '(13+35)+6=8', confidence: 0.99, inkConfirmed: new Set([3]) })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+  });
+
+  it('a + whose ink rules out × may still be a ÷', () => {
+    expect(gradeProblem({ text: '24+3=72', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+    expect(gradeProblem({ text: '24+3=72', confidence: 0.99, inkRuledOut: new Map([[2, '×']]) })).toMatchObject({ verdict: 'incorrect', correct_answer: '27' });
+    expect(gradeProblem({ text: '24+3=8', confidence: 0.99, inkRuledOut: new Map([[2, '×']]) })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
+    // Ruled out at another operator's place: no help.
+    expect(gradeProblem({ text: '24+3=72', confidence: 0.99, inkRuledOut: new Map([[0, '×']]) })).toMatchObject({ verdict: 'uncertain' });
+  });
+
+  it('a sign between two fractions is not read as × or ÷ (grades 1–3 only add and subtract them)', () => {
+    // 1/3÷1/3 = 1 = 3/3, but no grade 1–3 page divides fractions.
+    expect(gradeProblem({ text: '1/3+1/3=3/3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect', correct_answer: '2/3' });
+    expect(gradeProblem({ text: '1/3-1/3=3/3', confidence: 0.99 })).toMatchObject({ verdict: 'incorrect' });
+    // A + beside a whole number may still be a ×: 3×1/3 = 1.
+    expect(gradeProblem({ text: '3+1/3=1', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_misread' });
   });
 
   it('a quotient with bare paper after it lost no remainder: wrong, and so is a + that is right only as a ÷ with a lost remainder', () => {

@@ -47,7 +47,9 @@ import type { Rational } from './rational.js';
  *    confuses it with (÷ ↔ + or -, × ↔ +, - → +) makes it right ('operator_may_be_misread'), or a ×
  *    lost between two digits does (3×3+19=28 read as 33+19=28, 'operator_may_be_lost'): the
  *    child may have made that very mistake, but a right answer marked wrong is worse. An
- *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another. Likewise
+ *    operator whose ink the caller confirmed (`inkConfirmed`) is not read as another, nor as a
+ *    look-alike its ink rules out (`inkRuledOut`); one between two fractions not as × or ÷
+ *    (grades 1–3 only add and subtract fractions). Likewise
  *    when, in a problem with fractions, a "1" between digits read as a fraction bar makes it
  *    right ('fraction_bar_may_be_misread': 2/7 read as 217), or a fraction bar lost between two
  *    digits does ('fraction_bar_may_be_lost': 4/7 read as 47), or the answer is a fraction and
@@ -69,6 +71,8 @@ export interface GradeInput {
    * that is a cross of diagonals): they are never taken for their look-alikes.
    */
   inkConfirmed?: ReadonlySet<number>;
+  /** Positions in `text` of operators with the one look-alike the page's ink rules out for each (a + whose shape is no ×). */
+  inkRuledOut?: ReadonlyMap<number, string>;
   /**
    * The page's ink where the answer goes (after the "=", or between a fill-in bracket's halves)
    * is bare paper: an empty reading there is a blank, not a lost answer.
@@ -206,17 +210,30 @@ const OCR_CONFUSABLE: Record<string, readonly string[]> = { '+': ['÷', '×'], '
  * Whether reading one printed operator as its look-alike makes the child's answer right.
  * `confirmed`: positions in the raw text whose operator the ink confirms.
  */
-function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, confirmed: ReadonlySet<number>, nothingAfter = false): boolean {
+function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, ink: Pick<GradeInput, 'inkConfirmed' | 'inkRuledOut' | 'nothingAfterAnswer'>): boolean {
   const text = a.normalised.text;
   for (let i = 0; i < text.length; i++) {
     const from = a.normalised.source[i];
-    if (from && confirmed.has(from[0])) continue;
+    if (from && ink.inkConfirmed?.has(from[0])) continue;
+    const ruledOut = from && ink.inkRuledOut?.get(from[0]);
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
+      if (alt === ruledOut || (MULTIPLYING.includes(alt) && betweenFractions(text, i))) continue;
       const other = readingWith(text, i, 1, alt);
-      if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, nothingAfter)))) return true;
+      if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, ink.nothingAfterAnswer)))) return true;
     }
   }
   return false;
+}
+
+const MULTIPLYING = ['×', '÷'];
+
+/**
+ * Whether the operator at `at` stands between two fractions ("1/3+1/3"). Children in grades 1–3
+ * only add and subtract fractions (of the same denominator); multiplying and dividing them come
+ * in grade 6, so a sign there read as + or - is not taken for × or ÷.
+ */
+function betweenFractions(text: string, at: number): boolean {
+  return /\d\/\d+$/.test(text.slice(0, at)) && /^\d+\/\d/.test(text.slice(at + 1));
 }
 
 /**
@@ -393,7 +410,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (rightUnderAnotherReading(a, p, opts, confirmed)) return result('uncertain', 'look_alike_in_question');
   if (rightIfPointLost(a, opts)) return result('uncertain', 'decimal_point_maybe_lost');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
-  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, confirmed, input.nothingAfterAnswer)) return result('uncertain', 'operator_may_be_misread');
+  if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, text === input.text ? input : { nothingAfterAnswer: input.nothingAfterAnswer })) return result('uncertain', 'operator_may_be_misread');
   if (p.kind !== 'compare' && rightIfLost(a, opts, '×')) return result('uncertain', 'operator_may_be_lost');
   if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
   if (a.normalised.text.includes('/') && rightIfLost(a, opts, '/')) return result('uncertain', 'fraction_bar_may_be_lost');
