@@ -699,6 +699,13 @@ describe('a wrong answer one second choice away from a right one', () => {
     expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.78, 'S'))).toBe(false);
     expect(rightAsSecondChoice(read('4+7×8=50', 6, 0.78, '3'))).toBe(false);
   });
+
+  it('is not doubted for a reading uncertain as read and as its second choice ("61+7=7……12": uncertain with any remainder)', () => {
+    const plus = { ...read('61+7=7……12', 8, 0.78, '2'), ink: [{ at: 2, read: '+', alt: '÷' }] };
+    expect(rightAsSecondChoice(plus)).toBe(false);
+    // Right as the second choice, it is.
+    expect(rightAsSecondChoice({ ...read('61+7=7……5', 5, 0.78, '8'), ink: [{ at: 2, read: '+', alt: '÷' }] })).toBe(true);
+  });
 });
 
 describe('the slot after an "="', () => {

@@ -552,16 +552,23 @@ const SECOND_CHOICE_DOUBT = 0.9;
  * second choice ("4+7×8=60" read as "=50", the 5 at 0.78 with 6 second, on a hard synthetic page;
  * "27÷4=6……3" read as "27+4=8.", the 8 at 0.51 with 6 second: 6 with its remainder lost), as read
  * or with the other reading of a sign its ink supports: a wrong answer that close to a right one
- * may be the lamp's misreading.
+ * may be the lamp's misreading. A reading already uncertain with the digit as read is no closer
+ * to right for an uncertain one with its second choice ("61+7=7……12", a division only by its
+ * remainder, is uncertain with any remainder): only a right one counts there.
  */
 export function rightAsSecondChoice(piece: Piece, opts: GradeOptions = {}): boolean {
   const other = otherReading(piece);
   const texts = [piece.text, ...(other && other.note.alt.length === other.note.read.length ? [other.text] : [])];
+  const sure = (text: string): GradeResult => gradeProblem({ text, confidence: 1, minCharConfidence: 1 }, opts);
+  const wrongAsRead = texts.map((t) => sure(t).verdict === 'incorrect');
   return (piece.chars ?? []).some((c, k) => {
     if (c.confidence >= SECOND_CHOICE_DOUBT || !/^\d$/.test(c.text) || !/^\d$/.test(c.runnerUp ?? '')) return false;
     const at = rawIndex(piece, k, c.text);
     if (at === undefined) return false;
-    return texts.some((t) => mayBeRight(gradeProblem({ text: t.slice(0, at) + (c.runnerUp as string) + t.slice(at + 1), confidence: 1, minCharConfidence: 1 }, opts)));
+    return texts.some((t, i) => {
+      const g = sure(t.slice(0, at) + (c.runnerUp as string) + t.slice(at + 1));
+      return wrongAsRead[i] ? mayBeRight(g) : g.verdict === 'correct';
+    });
   });
 }
 

@@ -56,8 +56,9 @@ export function matchAnswer(p: Gradable, opts: { requireLowestTerms?: boolean } 
       const [qText, rText] = parts as [string, string];
       if (!/^\d+$/.test(qText)) return { ok: false, reason: 'unreadable_answer', readable: false };
       const q = BigInt(qText);
-      // No remainder has a point; whatever it was, a wrong quotient is wrong ("61÷7=7……1.2").
-      if (!/^\d+$/.test(rText)) return q !== p.quotient && /^\d+\.\d+$/.test(rText) ? wrong('wrong_quotient') : { ok: false, reason: 'unreadable_answer', readable: false };
+      // A remainder not read, or read with a point no remainder has: whatever it was, a wrong
+      // quotient is wrong ("61÷7=7……1.2", "23÷7=2……").
+      if (!/^\d+$/.test(rText)) return q !== p.quotient && /^(\d+\.\d+)?$/.test(rText) ? wrong('wrong_quotient') : { ok: false, reason: 'unreadable_answer', readable: false };
       const r = BigInt(rText);
       if (q === p.quotient && r === p.remainder) return { ok: true };
       if (r >= p.divisor) return wrong('remainder_too_large');

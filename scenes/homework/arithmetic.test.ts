@@ -138,6 +138,11 @@ describe('gradeProblem: division with a remainder', () => {
     ['61÷7=7……1.2', 'incorrect', '8……5', 'wrong_quotient', 'remainder'],
     ['61÷7=8……1.2', 'uncertain', '8……5', 'unreadable_answer', 'remainder'],
     ['61÷7=8.5……1', 'uncertain', null, 'unreadable_answer', 'ambiguous'],
+    ['23÷7=2……', 'incorrect', '3……2', 'wrong_quotient', 'remainder'],
+    // Dots read as a point and a dot are a guess: wrong only if wrong as a point and as specks too.
+    ['23÷7=2.·9', 'incorrect', '3……2', 'remainder_too_large', 'remainder'],
+    ['17÷5=3.·4', 'uncertain', '3……2', 'look_alike_in_answer', 'remainder'],
+    ['23÷7=3……', 'uncertain', '3……2', 'unreadable_answer', 'remainder'],
     // The remainder may be on the page and lost by OCR.
     ['17÷5=3', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],
     ['17÷5=32', 'uncertain', '3……2', 'remainder_not_read', 'remainder'],

@@ -154,6 +154,23 @@ function readingWith(text: string, at: number, length: number, replacement: stri
   return other.kind === 'not_arithmetic' || other.kind === 'ambiguous' ? undefined : other;
 }
 
+/**
+ * Whether the only guesses in the answer are a remainder's dots ("2.·9" read as 2……9), and the
+ * answer is wrong with them read as one point or as specks too: then nothing the guess stands for
+ * can make it right ("23÷7=2……9").
+ */
+function wrongWhateverTheDots(a: Analysis, p: Gradable, opts: GradeOptions): boolean {
+  const text = a.normalised.text;
+  return p.guesses.answer.every(
+    (g) =>
+      g.to === REMAINDER_DOTS &&
+      ['.', ''].every((alt) => {
+        const other = readingWith(text, g.at, g.length, alt);
+        return !other || !(matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other)));
+      }),
+  );
+}
+
 /** Whether the child's answer is right with `length` characters at `at` read as `replacement`. */
 function rightAs(text: string, at: number, length: number, replacement: string, opts: GradeOptions): boolean {
   const other = readingWith(text, at, length, replacement);
@@ -389,7 +406,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
     return result('correct');
   }
   if (!match.readable) return result('uncertain', match.reason);
-  if (p.guesses.answer.length > 0) return result('uncertain', 'look_alike_in_answer');
+  if (p.guesses.answer.length > 0 && !wrongWhateverTheDots(a, p, opts)) return result('uncertain', 'look_alike_in_answer');
   if (p.kind === 'remainder' && remainderMaybeLost(p, input.nothingAfterAnswer)) return result('uncertain', 'remainder_not_read');
   if (rightWithPointAfterZero(a, p, opts)) return result('correct', 'decimal_point_put_back');
   const point = decimalPointMisread(p);
