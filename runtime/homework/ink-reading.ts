@@ -130,9 +130,10 @@ export function readSignsFromInk(page: Mat, line: OcrLine, shapes?: Pick<Operato
  * but not sure: the costly mistake is a ÷ confirmed as + (a motion-blurred "27÷3=9", read as
  * "27+3u9" on a hard synthetic page, was classed + at 0.9905), and a + not sure keeps the
  * grader's and the ink's look-alike checks — but for ×, which it rules out (`ruledOut`): of the
- * 2,184 × signs harvested for its training, none had a + probability above 0.1. Leaning to another operator (`SHAPE_ALT_AT`) without
- * being sure: the reading stays, with that operator as another reading. Undefined otherwise, and
- * when it sees an "=" (the equals rules above decide those).
+ * 2,184 × signs harvested for its training, none had a + probability above 0.1. Leaning to
+ * another operator (`SHAPE_ALT_AT`) without being sure: the reading stays, with that operator
+ * as another reading. Undefined otherwise, and when it sees an "=" (the equals rules above
+ * decide those).
  */
 function signByShape(c: Char, shape: OperatorReading): Char | undefined {
   if (shape.sign === '=') return undefined;

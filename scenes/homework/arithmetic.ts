@@ -234,7 +234,7 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, ink: Pick<Grade
     if (from && ink.inkConfirmed?.has(from[0])) continue;
     const ruledOut = from && ink.inkRuledOut?.get(from[0]);
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
-      if (alt === ruledOut || (MULTIPLYING.includes(alt) && betweenFractions(text, i))) continue;
+      if (alt === ruledOut || (NOT_BETWEEN_FRACTIONS.includes(alt) && betweenFractions(text, i))) continue;
       const other = readingWith(text, i, 1, alt);
       if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, ink.nothingAfterAnswer)))) return true;
     }
@@ -242,7 +242,8 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, ink: Pick<Grade
   return false;
 }
 
-const MULTIPLYING = ['×', '÷'];
+/** Operators grades 1–3 never apply to two fractions. */
+const NOT_BETWEEN_FRACTIONS = ['×', '÷'];
 
 /**
  * Whether the operator at `at` stands between two fractions ("1/3+1/3"). Children in grades 1–3
