@@ -146,6 +146,11 @@ function remainderMaybeLost(p: Extract<Gradable, { kind: 'remainder' }>, nothing
   return (written === String(p.quotient) && !nothingAfter) || written === String(p.remainder) || digits === `${p.quotient}${p.remainder}`;
 }
 
+/** Whether another reading of a problem makes the child's answer right, or right but for a remainder OCR may have lost. */
+function rightOrRemainderLost(other: Gradable | undefined, opts: GradeOptions, nothingAfter = false): boolean {
+  return other !== undefined && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, nothingAfter)));
+}
+
 const OPERATORS = ['+', '-', '×', '÷'];
 
 /** The problem read with `length` characters of the normalised text at `at` replaced, when it is still arithmetic. */
@@ -161,14 +166,7 @@ function readingWith(text: string, at: number, length: number, replacement: stri
  */
 function wrongWhateverTheDots(a: Analysis, p: Gradable, opts: GradeOptions): boolean {
   const text = a.normalised.text;
-  return p.guesses.answer.every(
-    (g) =>
-      g.to === REMAINDER_DOTS &&
-      ['.', ''].every((alt) => {
-        const other = readingWith(text, g.at, g.length, alt);
-        return !other || !(matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other)));
-      }),
-  );
+  return p.guesses.answer.every((g) => g.to === REMAINDER_DOTS && ['.', ''].every((alt) => !rightOrRemainderLost(readingWith(text, g.at, g.length, alt), opts)));
 }
 
 /** Whether the child's answer is right with `length` characters at `at` read as `replacement`. */
@@ -235,8 +233,7 @@ function rightIfOperatorMisread(a: Analysis, opts: GradeOptions, ink: Pick<Grade
     const ruledOut = from && ink.inkRuledOut?.get(from[0]);
     for (const alt of OCR_CONFUSABLE[text[i] as string] ?? []) {
       if (alt === ruledOut || (NOT_BETWEEN_FRACTIONS.includes(alt) && betweenFractions(text, i))) continue;
-      const other = readingWith(text, i, 1, alt);
-      if (other && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, ink.nothingAfterAnswer)))) return true;
+      if (rightOrRemainderLost(readingWith(text, i, 1, alt), opts, ink.nothingAfterAnswer)) return true;
     }
   }
   return false;
