@@ -778,6 +778,22 @@ describe('an operator whose shape the classifier is sure of', () => {
     expect(readSignsFromInk(page, weak('36+4=9'), says('+', 0.98)).chars[2]).not.toHaveProperty('ruledOut');
   });
 
+  it('is taken where the recogniser read 元 in the first operator\'s place', () => {
+    const times = readSignsFromInk(inked('7×8=56', 10, 10, 1), read('7元8=56'), says('×', 0.999));
+    expect(times.text).toBe('7×8=56');
+    expect(times.chars[1]).toMatchObject({ text: '×', confidence: 0.999, sure: true });
+    // The "=" it lost is then found as in any sum: "9元6元54".
+    expect(readSignsFromInk(inked('9×6=54', 10, 10, 1), read('9元6元54'), says('×', 0.999)).text).toBe('9×6=54');
+    // Leaning to a sign, the classifier puts it in as a guess; not below SHAPE_ALT_AT, nor where
+    // 元 is the "=", a unit or not between numbers.
+    expect(readSignsFromInk(page, read('7元8=56'), says('×', 0.85)).chars[1]).toMatchObject({ text: '×', confidence: INK_GUESSED });
+    expect(readSignsFromInk(page, read('7元8=56'), says('×', 0.55)).text).toBe('7元8=56');
+    expect(readSignsFromInk(page, read('7元8=56'), says('=', 0.999)).text).toBe('7元8=56');
+    expect(readSignsFromInk(page, read('1元5角+2角=1元7角'), says('×', 0.999)).chars[1]?.text).toBe('元');
+    expect(readSignsFromInk(page, read('5元+3元=8元'), says('×', 0.999)).chars[1]?.text).toBe('元');
+    expect(readSignsFromInk(page, read('元8=56'), says('×', 0.999)).text).toBe('元8=56');
+  });
+
   it('puts back a sign the recogniser dropped beside a bracket, as a guess', () => {
     // "7(8)=63" for 7×(8)=63, "(18)12=6" for (18)-12=6: the window between the two is classified.
     const dropped = (text: string, gapAt: number): OcrLine => {
