@@ -151,8 +151,8 @@ function signByShape(c: Char, shape: OperatorReading): Char | undefined {
  * with no other unit (元 between digits is a price in "1元5角"), the sign the operator-shape
  * classifier is sure of is taken, as `signByShape` takes it for a misread operator; one it only
  * leans to (`SHAPE_ALT_AT`) is a guess, which can confirm a right answer and never condemn one.
- * On 40 hard synthetic pages (12480–12519) seven problems had their × read so (the classifier
- * at 0.83–0.99 on ×) and were left unmarked as not arithmetic.
+ * On 40 hard synthetic pages (12480–12519) six problems had their × read so (the classifier
+ * at 0.83–0.99 on ×) and were left unmarked as not arithmetic; five are now marked right.
  */
 function operatorReadAsYuan(page: Mat, line: OcrLine, shapes: Pick<OperatorShapes, 'classify'>): OcrLine {
   const at = line.chars.findIndex((c) => !isDigit(c));
