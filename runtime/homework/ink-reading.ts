@@ -53,7 +53,9 @@ const guessed = (c: Char, text: string, confidence = INK_GUESSED): Char => ({ te
  * reading with ÷ as another one.
  * An "=" the recogniser lost is put back, or vouched for when it hardly believed it (see
  * `lostEquals`); a remainder's "……" read as one point or dropped, and a minus read as one
- * point, are put back (see `remainderDots`, `droppedDots`, `minusReadAsPoint`).
+ * point, are put back (see `remainderDots`, `droppedDots`, `minusReadAsPoint`). A first operator
+ * read as 元 is read from its shape before all that (`operatorReadAsYuan`), so that a lost "="
+ * after it is found as in any sum, and its sign is then measured like one the recogniser read.
  */
 export function readSignsFromInk(page: Mat, read: OcrLine, shapes?: Pick<OperatorShapes, 'classify'>): OcrLine {
   const line = shapes ? operatorReadAsYuan(page, read, shapes) : read;
