@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -566,6 +566,18 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     expect(unevenDivision('(1+17)+6=2')).toBe(false);
     expect(unevenDivision('17-6=2')).toBe(false);
   });
+
+  it('a remainder\'s digit unread in its slot is taken from its problem read again only after the same quotient and dots', () => {
+    const answer = (text: string) => [...text].map((t, i) => ({ text: t, confidence: 0.9, x0: 20 * i, x1: 20 * i + 20 }));
+    expect(remainderAfter('16÷5=3', answer('3……1'))).toMatchObject({ text: '1', x0: 60 });
+    expect(remainderAfter('16÷5=3……', answer('3...1'))).toMatchObject({ text: '1' });
+    expect(remainderAfter('16÷5=3.', answer('3.1'))).toMatchObject({ text: '1' });
+    // Another quotient, no dots, more than one digit after them, or no division: nothing.
+    expect(remainderAfter('16÷5=3', answer('2……1'))).toBeUndefined();
+    expect(remainderAfter('16÷5=3', answer('31'))).toBeUndefined();
+    expect(remainderAfter('16÷5=3', answer('3……12'))).toBeUndefined();
+    expect(remainderAfter('16+5=3', answer('3……1'))).toBeUndefined();
+  });
 });
 
 describe('lines the flattened page may have spoilt', () => {
@@ -641,6 +653,21 @@ describe('weak characters handed to the grader', () => {
     expect(weakCharsOf(piece('79-13=66', [[2, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('57+4=51', [[4, 0.4, undefined]]))).toBeUndefined();
     expect(weakCharsOf(piece('50-12=48', [[5, 0.35, '~']], 0.2))).toBeUndefined();
+  });
+
+  it('hands over a sign put back beside a bracket: wrong only when wrong as every operator', () => {
+    /** "(A)-B=C" with its "-" put back by the ink (where the recogniser read nothing). */
+    const putBack = (text: string) => {
+      const read = piece(text, []);
+      const chars = read.chars.map((c, i) => (i === 4 ? { text: '-', confidence: INK_GUESSED, x0: c.x0, x1: c.x1, someSign: true as const } : c));
+      return { ...read, chars, minCharConfidence: INK_GUESSED, arithmetic: true };
+    };
+    expect(weakCharsOf(putBack('(95)-31=65'))).toEqual([{ at: 4 }]);
+    // 95 is wrong as (95)-31, (95)+31, (95)×31 and (95)÷31.
+    expect(gradeWithSigns(putBack('(95)-31=65'), false)).toMatchObject({ verdict: 'incorrect', student_answer: '95' });
+    // 41 is wrong as (41)-4=45 but right as (41)+4=45: the sign decides.
+    expect(gradeWithSigns(putBack('(41)-4=45'), false)).toMatchObject({ verdict: 'uncertain' });
+    expect(gradeWithSigns(putBack('(49)-4=45'), false)).toMatchObject({ verdict: 'correct' });
   });
 });
 

@@ -163,8 +163,8 @@ export class HomeworkChecker {
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     if (g.kind === 'fill_blank' && bracketTakenForDigit(piece)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
-    // shown as that ÷, which is what the page most likely says).
-    const other = alternateReading(piece, opts);
+    // shown as that ÷, which is what the page most likely says). A blank is one either way.
+    const other = g.reason === 'blank' ? undefined : alternateReading(piece, opts);
     if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
     if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
@@ -243,16 +243,24 @@ export class HomeworkChecker {
     // problem ("2×2=4" on a hard synthetic page: nothing, or "." at 0.25, cut to the 4; "2x2=4"
     // with the 4 at 0.77 in the problem's box): an unread answer after "=" is read once more with
     // its problem, and what stands right of the piece's own "=" is the answer.
-    const unread = inked.flatMap((it, i) => (it.afterEquals && !readAnswer(read[i]?.chars ?? [], read[i]?.confidence ?? 0) ? [i] : []));
+    // So is a remainder's lone digit ("16÷5=3……1": nothing, cut to the 1): read with its problem,
+    // it is taken only when the answer read there is the quotient already read, dots, and one digit.
+    const unread = inked.flatMap((it, i) => (!readAnswer(read[i]?.chars ?? [], read[i]?.confidence ?? 0) ? [i] : []));
     if (unread.length > 0) {
       const boxes = unread.map((i) => withProblem(page, inked[i] as (typeof inked)[number]));
       const again = await this.ocr.recognize(boxes.map((b) => cropOf(page, b)));
       unread.forEach((i, k) => {
+        const { p, afterEquals } = inked[i] as (typeof inked)[number];
         const chars = onPage(again[k]?.chars, boxes[k] as Box);
         // Only what stands right of the piece's own "=" (the re-read may take a × for one).
-        const from = (inked[i] as (typeof inked)[number]).p.equalsX ?? Infinity;
+        const from = p.equalsX ?? Infinity;
         const answer = chars.some((c) => /^[=＝]$/.test(c.text)) ? chars.filter((c) => (c.x0 + c.x1) / 2 > from && !/^[=＝]$/.test(c.text)) : [];
-        if (answer.length > 0) read[i] = { confidence: confidenceOf(answer).confidence, chars: answer };
+        if (afterEquals) {
+          if (answer.length > 0) read[i] = { confidence: confidenceOf(answer).confidence, chars: answer };
+          return;
+        }
+        const digit = remainderAfter(p.text, answer);
+        if (digit) read[i] = { confidence: digit.confidence, chars: [digit] };
       });
     }
     inked.forEach(({ p, slot, afterEquals, dotsGuessed, dotsSeen }, i) => {
@@ -618,7 +626,8 @@ function lowered(piece: Piece, own: { minCharConfidence: number }): boolean {
  * A remainder's "……" guessed from the ink is an exception: the grader reads it as dots, as one
  * point and as nothing, and a wrong remainder is wrong all three ways ("58÷8=6……10"). So is a
  * minus the ink read where the recogniser read a point, which keeps the point as its second
- * choice: read as every operator, as the point and as nothing.
+ * choice: read as every operator, as the point and as nothing; and a sign put back beside a
+ * bracket (`someSign`), read as every operator ("(95)-31=65" is wrong whatever the sign).
  */
 export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
   const chars = piece.chars;
@@ -628,7 +637,7 @@ export function weakCharsOf(piece: Piece): WeakChar[] | undefined {
     if (c.confidence >= DEFAULT_MIN_CHAR_CONFIDENCE || !isCounted(chars, k)) continue;
     const at = rawIndex(piece, k, c.text);
     const dots = c.text === '……';
-    if (at === undefined || (!dots && (c.runnerUp === undefined || c.text.length !== 1))) return undefined;
+    if (at === undefined || (!dots && !c.someSign && (c.runnerUp === undefined || c.text.length !== 1))) return undefined;
     weak.push({ at, runnerUp: c.runnerUp });
   }
   return weak;
@@ -836,6 +845,18 @@ export function unevenDivision(text: string): boolean {
 function leavesRemainder(text: string): boolean {
   const m = /^\s*(\d+)÷(\d+)[=＝]\s*$/.exec(text);
   return m !== null && Number(m[2]) !== 0 && Number(m[1]) % Number(m[2]) !== 0;
+}
+
+/**
+ * The remainder's digit in an answer read again with its problem (`answer`: what stands after
+ * its "="), for a division read up to its quotient and maybe its dots ("16÷5=3", "16÷5=3……"):
+ * the last character, when the answer is that same quotient, at least one dot, and one digit.
+ */
+export function remainderAfter(text: string, answer: readonly Char[]): Char | undefined {
+  const quotient = /÷\d+[=＝]\s*(\d+)\s*(…|[.·。])*\s*$/.exec(text)?.[1];
+  const read = answer.map((c) => c.text).join('');
+  const m = /^(\d+)[….·。]+(\d)$/.exec(read);
+  return quotient !== undefined && m?.[1] === quotient ? answer.at(-1) : undefined;
 }
 
 /** Line heights of paper that a remainder's six dots leave at most between its quotient and its digit (0.9–1.6 measured). */

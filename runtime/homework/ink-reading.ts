@@ -12,8 +12,12 @@ import { type Circle, equalsSigns, guessCircleSign, hasDotsAboveAndBelow, isBare
 import type { OperatorReading, OperatorShapes } from '../../models/page/operator-shape.js';
 import { CORRECT_CHAR_FLOOR, DEFAULT_MIN_CHAR_CONFIDENCE } from '../../scenes/homework/arithmetic.js';
 
-/** An OCR character with what its ink says: `sure` when it confirms the reading, `alt` another reading it supports. */
-export type Char = OcrLine['chars'][number] & { sure?: true; alt?: string; ruledOut?: string };
+/**
+ * An OCR character with what its ink says: `sure` when it confirms the reading, `alt` another
+ * reading it supports, `someSign` for a sign put back where one must stand (beside a bracket):
+ * which sign is the guess, not that there is one.
+ */
+export type Char = OcrLine['chars'][number] & { sure?: true; alt?: string; ruledOut?: string; someSign?: true };
 
 /**
  * A character read from the ink where the recogniser read another (an "=" put back, a + read as
@@ -177,8 +181,9 @@ function shapeAt(page: Mat, line: OcrLine, x0: number, x1: number, shapes: Pick<
  * Signs the recogniser dropped next to a bracket: "7(8)=63" for 7×(8)=63, "(18)12=6" for
  * (18)-12=6, "(94}8=86" for (94)-8=86. Between a digit and "(", or ")" and a digit, a sign must stand; where the classifier
  * puts the mark between them at DROPPED_SIGN_AT or more, that sign is put back, as a guess (it can
- * confirm a right answer, never condemn one): the window was centred on a gap, not on a sign the
- * recogniser placed, which is not how the classifier was measured. Not after an "=" (a bracket
+ * confirm a right answer, and condemn one only when it is wrong whatever the operator: `someSign`):
+ * the window was centred on a gap, not on a sign the recogniser placed, which is not how the
+ * classifier was measured. Not after an "=" (a bracket
  * there starts the next problem run into the line), nor in a comparison, where a painted-out
  * circle's ring can read as brackets. On 30 hard pages (11600–11629) the classifier was sure
  * (≥ 0.99) at 8 such places outside comparisons, right at all 8; on 40 more (11630–11669), at
@@ -195,7 +200,7 @@ function droppedSigns(page: Mat, line: OcrLine, chars: Char[], shapes: Pick<Oper
     if (chars.slice(0, i).some((c) => /^[=＝]$/.test(c.text))) break;
     const shape = shapeAt(page, line, prev.x1, next.x0, shapes);
     if (!shape || shape.p < DROPPED_SIGN_AT) continue;
-    found.set(i, { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 });
+    found.set(i, { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0, ...(OPERATOR.test(shape.sign) ? { someSign: true as const } : {}) });
   }
   const lost = signBetweenDigits(page, line, chars, shapes);
   if (lost) found.set(lost.at, lost.sign);

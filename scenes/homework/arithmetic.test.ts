@@ -278,10 +278,17 @@ describe('gradeProblem: confidence and blanks', () => {
     expect(grade('17÷5=', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
   });
 
-  it('bare paper seen where the answer goes makes a blank at the ordinary minimum; a fill-in bracket still needs the blank minimum', () => {
-    const seen = (text: string, confidence: number) => gradeProblem({ text, confidence, blankSeen: true });
+  it('bare paper seen where the answer goes makes a blank down to the floors of a shaky reading; a fill-in bracket still needs the blank minimum', () => {
+    const seen = (text: string, confidence: number, minCharConfidence?: number) => gradeProblem({ text, confidence, minCharConfidence, blankSeen: true });
     expect(seen('23+45=', 0.85)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
-    expect(seen('23+45=', 0.75)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    // The question read shakily: nothing the child wrote depends on it.
+    expect(seen('23+45=', 0.75)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
+    expect(seen('23+45=', 0.95, 0.45)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
+    // Below the floors, or without the bare paper, it stays uncertain.
+    expect(seen('23+45=', 0.55)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    expect(seen('23+45=', 0.95, 0.25)).toMatchObject({ verdict: 'uncertain', reason: 'low_char_confidence' });
+    expect(gradeProblem({ text: '23+45=', confidence: 0.75 })).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
+    expect(seen('30+()=50', 0.75)).toMatchObject({ verdict: 'uncertain', reason: 'low_confidence' });
     expect(seen('30+()=50', 0.95)).toMatchObject({ verdict: 'incorrect', reason: 'blank' });
     expect(seen('30+()=50', 0.85)).toMatchObject({ verdict: 'uncertain', reason: 'blank_maybe_unread' });
     // An answer that was read is graded as read.
