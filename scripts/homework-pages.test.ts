@@ -181,7 +181,7 @@ it('the same seed gives the same ground truth and the same photo', async () => {
 it('the committed fixtures are 1280×960 and their ground truth holds', () => {
   const fixtures = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'homework');
   const names = readdirSync(fixtures).filter((f) => f.endsWith('.json'));
-  expect(names.length).toBe(21);
+  expect(names.length).toBe(25);
   for (const name of names) {
     const truth = JSON.parse(readFileSync(path.join(fixtures, name), 'utf8')) as PageTruth & { expected_issue?: string };
     const img = cv.imread(path.join(fixtures, truth.image));

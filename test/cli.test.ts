@@ -287,4 +287,18 @@ describe('lamp grade-page --jsonl', () => {
     // "11÷3=3....." with the 2 read as the last dot: the digit after the dots is read on its own.
     expect(dots?.items.find((i) => i.question === '11÷3=')).toMatchObject({ student_answer: '3……2', verdict: 'correct' });
   });
+
+  it('blanks read shakily or without their bracket, a remainder\'s lone digit, a sign put back beside a bracket (hard-12527, hard-12566, hard-12587, hard-12533)', () => {
+    const pages = ['hard-12527', 'hard-12566', 'hard-12587', 'hard-12533'];
+    const r = runCli(['grade-page', '--jsonl', ...pages.map((p) => fixture(`${p}.jpg`))], { LAMP_DATA_DIR: tempDir() });
+    const [bracket, shaky, remainder, sign] = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { items: Item[] });
+    // Read as "+32=83": the paper left of the "+" holds "(", bare paper and ")".
+    expect(bracket?.items.find((i) => i.question === '()+32=83')).toMatchObject({ student_answer: '', verdict: 'incorrect', reason: 'blank' });
+    // Its "=" read at 0.47, and bare paper after it.
+    expect(shaky?.items.find((i) => i.question === '20-5=')).toMatchObject({ student_answer: '', verdict: 'incorrect', reason: 'blank' });
+    // The 1 after the dots read as nothing cut out alone, and read with its problem.
+    expect(remainder?.items.find((i) => i.question === '16÷5=')).toMatchObject({ student_answer: '3……1', verdict: 'correct' });
+    // "(95}-31=65", its "-" put back from the ink: 95 is wrong whatever the sign.
+    expect(sign?.items.find((i) => i.question === '()-31=65')).toMatchObject({ student_answer: '95', verdict: 'incorrect' });
+  });
 });

@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, OPENING, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, OPENING, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, sameRow, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -182,24 +182,37 @@ export class HomeworkChecker {
   private async readOpenedBlanks(page: Mat, pieces: PageItem[]): Promise<void> {
     const open = pieces.flatMap((p) => {
       const first = p.chars?.[0];
-      if (!p.arithmetic || !first || !CLOSING.test(first.text)) return [];
+      // Or the whole bracket is left out, and the piece starts at its sign ("+32=83" for
+      // "(    )+32=83", 5 such blanks on 80 hard pages): then its ")" must be read too.
+      const closed = first !== undefined && CLOSING.test(first.text);
+      if (!p.arithmetic || !first || !(closed || OPERATOR.test(first.text))) return [];
       const before = Math.max(0, ...pieces.filter((q) => q !== p && q.box.x + q.box.w <= first.x0 && sameRow(q.box, p.box)).map((q) => q.box.x + q.box.w));
       const x = Math.max(before, first.x0 - OPENED_BLANK_SLOT * p.box.h);
       const ink = first.x0 - x >= 2 ? inkBox(page, answerSlot(page, p.box, x - 1, (first.x0 - x) / p.box.h), p.box.h) : undefined;
-      return ink ? [{ p, first, ink }] : [];
+      return ink ? [{ p, first, closed, ink }] : [];
     });
     if (open.length === 0) return;
     const read = await this.ocr.recognize(open.map(({ ink }) => cropOf(page, ink)));
-    open.forEach(({ p, first, ink }, i) => {
+    open.forEach(({ p, first, closed, ink }, i) => {
       const r = read[i];
-      // The crop may reach into the ")" the piece already has.
-      const chars = onPage(r?.chars, ink).filter((c, k, all) => !(k === all.length - 1 && CLOSING.test(c.text)));
+      const all = onPage(r?.chars, ink);
+      // The crop may reach into the ")" the piece already has; without one, it must hold the ")".
+      const last = all.at(-1);
+      const closing = last && CLOSING.test(last.text) ? { ...last, text: ')' } : undefined;
+      if (!closed && !closing) return;
+      const chars = closing ? all.slice(0, -1) : all;
       const bracket = chars[0] && OPENING.test(chars[0].text) ? chars[0] : undefined;
       const digits = chars.slice(bracket ? 1 : 0);
       if (!r || !digits.every(isDigit) || (digits.length === 0 ? !bracket : !readAnswer(digits, r.confidence))) return;
       const opening: Char = bracket ? { ...bracket, text: '(' } : { text: '(', confidence: INK_GUESSED, x0: ink.x, x1: (digits[0] as Char).x0 };
-      if (digits.length === 0) p.bracketGap = { x0: opening.x1, x1: first.x0 };
-      addChars(p, [opening, ...digits], 'start');
+      if (digits.length === 0) {
+        // The recogniser's places for two characters read alone meet: the gap is the paper
+        // between the ink of the crop's outermost marks.
+        const gap = closed ? { x0: opening.x1, x1: first.x0 } : bracketsApart(page, ink, p.box.h);
+        if (!gap) return;
+        p.bracketGap = gap;
+      }
+      addChars(p, [opening, ...digits, ...(closed ? [] : [closing as Char])], 'start');
     });
   }
 
@@ -806,6 +819,13 @@ export function digitLost(page: Mat, piece: PageItem, answer: string): boolean {
   // Digit-sized marks only: not the ends of the equals sign's bars at the left edge, nor specks.
   const digits = inkIn(page, band).marks.filter((m) => m.h >= 0.4 * h);
   return digits.length > answer.length;
+}
+
+/** The paper between the first and the last bracket-tall mark of a crop, on the page; undefined with fewer than two. */
+function bracketsApart(page: Mat, b: Box, lineH: number): { x0: number; x1: number } | undefined {
+  const marks = inkIn(page, b).marks.filter((m) => m.h >= 0.4 * lineH).sort((m, n) => m.x - n.x);
+  const [first, last] = [marks[0], marks.at(-1)];
+  return first && last && first !== last ? { x0: b.x + first.x + first.w, x1: b.x + last.x } : undefined;
 }
 
 /** Whether the page between x0 and x1 of a line (its middle rows, the bracket strokes left out) is bare paper. */

@@ -307,7 +307,7 @@ function minusReadAsPoint(line: OcrLine, i: number): boolean {
   return /^[.·]$/.test(chars[i]?.text ?? '') && equals > i + 1 && isDigit(chars[i - 1]) && isDigit(chars[i + 1]);
 }
 
-const OPERATOR = /^[+\-×÷xX]$/;
+export const OPERATOR = /^[+\-×÷xX]$/;
 /** An equals or comparison sign: a problem's relation. */
 export const RELATION = /^[=＝<>○]$/;
 export const isDigit = (c: Char | undefined): boolean => c !== undefined && /^\d$/.test(c.text);
