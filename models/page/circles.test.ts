@@ -108,6 +108,12 @@ describe('comparison circles', () => {
     expect(guessCircleSign(blur(equals), circle)).toBe('=');
     // An empty circle has nothing to guess from.
     expect(guessCircleSign(drawn(''), circle)).toBeUndefined();
+    // Bars closing a little to the right lean like a faint ">", but ink as wide as an "=" may be
+    // one (a blurred "=" on a hard page): no guess.
+    const leaning = drawn('');
+    leaning.drawLine(new cv.Point2(93, 55), new cv.Point2(107, 58), new cv.Vec3(150, 60, 20), 2);
+    leaning.drawLine(new cv.Point2(93, 65), new cv.Point2(107, 62), new cv.Vec3(150, 60, 20), 2);
+    expect(guessCircleSign(blur(leaning), circle)).toBeUndefined();
   });
 
   it('erasing paints the ring white and keeps the sign', () => {

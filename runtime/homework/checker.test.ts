@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWithSignInGap, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -668,6 +668,25 @@ describe('weak characters handed to the grader', () => {
     // 41 is wrong as (41)-4=45 but right as (41)+4=45: the sign decides.
     expect(gradeWithSigns(putBack('(41)-4=45'), false)).toMatchObject({ verdict: 'uncertain' });
     expect(gradeWithSigns(putBack('(49)-4=45'), false)).toMatchObject({ verdict: 'correct' });
+  });
+});
+
+describe('a sign lost between two digits of the question', () => {
+  /** A piece read as `text`, characters 20 px wide, with `gap` px of paper before character `at`; line height 40. */
+  function spaced(text: string, at: number, gap: number) {
+    const chars = [...text].map((t, i) => ({ text: t, confidence: 0.97, x0: 20 * i + (i >= at ? gap : 0), x1: 20 * i + 20 + (i >= at ? gap : 0) }));
+    return { text, confidence: 0.97, minCharConfidence: 0.97, box: { x: 0, y: 0, w: 20 * chars.length + gap, h: 40 }, chars, arithmetic: true };
+  }
+
+  it('may have stood where the recogniser left a gap, if some operator there makes the answer right', () => {
+    // "2+3×8=26" read as "23×8=26", 13 px between the 2 and the 3.
+    expect(rightWithSignInGap(spaced('23×8=26', 1, 13))).toBe(true);
+    // Digits edge to edge are one number: "68+3=17" is wrong, though 6+8+3 = 17.
+    expect(rightWithSignInGap(spaced('68+3=17', 1, 0))).toBe(false);
+    expect(rightWithSignInGap(spaced('68+3=17', 1, 2))).toBe(false);
+    // A gap where no operator makes the answer right; a gap in the answer.
+    expect(rightWithSignInGap(spaced('23×8=27', 1, 13))).toBe(false);
+    expect(rightWithSignInGap(spaced('23×8=184', 6, 13))).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, OPENING, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, LOST_SIGN_GAP, OPENING, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, sameRow, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -160,6 +160,7 @@ export class HomeworkChecker {
     const cut = answerCutAtGap(piece, opts);
     if (cut) return cut;
     if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
+    if (g.kind !== 'compare' && rightWithSignInGap(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'operator_may_be_lost' };
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     if (g.kind === 'fill_blank' && bracketTakenForDigit(piece)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
@@ -803,6 +804,27 @@ export function comparisonMisread(erased: Mat, piece: PageItem, g: GradeResult, 
 }
 
 const MAX_DIGIT_WIDTH = 0.85;
+
+/**
+ * Whether a sign the recogniser dropped between two digits of the question, where it left a gap
+ * (`LOST_SIGN_GAP`: a printed number's digits are read edge to edge), makes the answer right as
+ * any operator: "2+3×8=26" read as "23×8=26", with 0.3 line heights between the 2 and the 3, was
+ * marked wrong on unseen hard page 12637. (The grader alone reads only a lost × so, see
+ * rightIfLost: without the gap, any operator fits a wrong answer too often.)
+ */
+export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}): boolean {
+  const chars = piece.chars ?? [];
+  const equals = chars.findIndex((c) => /^[=＝]$/.test(c.text));
+  for (let k = 1; k < equals; k++) {
+    const [prev, next] = [chars[k - 1] as Char, chars[k] as Char];
+    if (!isDigit(prev) || !isDigit(next) || next.x0 - prev.x1 < LOST_SIGN_GAP * piece.box.h) continue;
+    const at = rawIndex(piece, k, next.text);
+    if (at === undefined) continue;
+    const sure = { confidence: 1, minCharConfidence: 1 };
+    if (['+', '-', '×', '÷'].some((op) => gradeProblem({ text: piece.text.slice(0, at) + op + piece.text.slice(at), ...sure }, opts).verdict === 'correct')) return true;
+  }
+  return false;
+}
 
 /**
  * Whether the ink after a problem's "=" holds more digit-sized marks than the answer read has

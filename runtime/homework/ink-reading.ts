@@ -226,7 +226,7 @@ function signBetweenDigits(page: Mat, line: OcrLine, chars: Char[], shapes: Pick
   return { at, sign: { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 } };
 }
 
-const LOST_SIGN_GAP = 0.1;
+export const LOST_SIGN_GAP = 0.1;
 const gapBefore = (chars: Char[], i: number): number => (chars[i] as Char).x0 - (chars[i - 1] as Char).x1;
 
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
