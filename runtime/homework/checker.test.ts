@@ -74,6 +74,8 @@ describe('page items from OCR lines', () => {
     expect(joinFragments([line('(38+19)+16=', 100, 50), line('8668', 330, 50), ...rows]).map((l) => l.text).slice(0, 2)).toEqual(['(38+19)+16=', '8668']);
     expect(joinFragments([line('25×40=', 100, 50), line('1000', 250, 50), ...rows]).map((l) => l.text)[0]).toBe('25×40=1000');
     expect(joinFragments([line('30+(', 100, 50), line('20)=50', 200, 50)]).map((l) => l.text)).toEqual(['30+(20)=50']);
+    // A comparison's circle that went with the part after it: "22+6" | "○28".
+    expect(joinFragments([line('22+6', 100, 50), line('○28', 200, 50)]).map((l) => l.text)).toEqual(['22+6○28']);
   });
 
   it('a second question under an answered one is a problem of its own; a question wrapped over two lines is one', () => {

@@ -76,7 +76,8 @@ export function joinFragments(lines: OcrLine[]): OcrLine[] {
     const prev = out[out.length - 1];
     const gap = prev ? line.box.x - (prev.box.x + prev.box.w) : Infinity;
     const unfinished = prev !== undefined && /[=＝(（○<>+\-×÷]\s*$/.test(prev.text);
-    const continues = /^\s*[)）=＝<>]/.test(line.text);
+    // A line can begin with nothing of this: a comparison's circle went with the part after it ("○28" after "22+6").
+    const continues = /^\s*[)）=＝<>○]/.test(line.text);
     // After a problem's "=" comes its answer, never a whole problem: "(15+5)-19=" (left blank)
     // and the next column's "14+6=20" are two problems (joined, the 1 became the blank's answer),
     // and so are "(38+19)+16=" and the comparison "86 >68" beside it (its circle erased), or
