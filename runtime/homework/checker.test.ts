@@ -441,6 +441,8 @@ describe('a × whose ink is a cross of diagonals', () => {
     expect(readSignsFromInk(page, weak('2x8=17', '×')).chars[1]).toMatchObject({ confidence: INK_VOUCHED, sure: true });
     // Its doubt was another operator: a blurred + fills the corners of its box too.
     expect(readSignsFromInk(page, weak('2×8=17', '+')).chars[1]).toMatchObject({ confidence: 0.3, sure: true });
+    // Its doubt was no operator ("7×6=42", the × second to 元): a guess, enough to confirm a right answer.
+    expect(readSignsFromInk(page, weak('2×8=17', '元')).chars[1]).toMatchObject({ confidence: INK_GUESSED, sure: true });
     // A + in the ink is no cross of diagonals.
     const plus = readSignsFromInk(inked('2+8=17', 10, 10, 1), weak('2×8=17', 'x')).chars[1];
     expect(plus).toMatchObject({ confidence: 0.3 });
@@ -686,6 +688,9 @@ describe('a sign lost between two digits of the question', () => {
     // Digits edge to edge are one number: "68+3=17" is wrong, though 6+8+3 = 17.
     expect(rightWithSignInGap(spaced('68+3=17', 1, 0))).toBe(false);
     expect(rightWithSignInGap(spaced('68+3=17', 1, 2))).toBe(false);
+    // Nor is a gap beside a narrow 1 in a printed number (0.17 line heights): 19-1×2 = 17.
+    expect(rightWithSignInGap(spaced('19-12=17', 4, 7))).toBe(false);
+    expect(rightWithSignInGap(spaced('19-12=17', 4, 12))).toBe(true);
     // A gap where no operator makes the answer right; a gap in the answer.
     expect(rightWithSignInGap(spaced('23×8=27', 1, 13))).toBe(false);
     expect(rightWithSignInGap(spaced('23×8=184', 6, 13))).toBe(false);

@@ -6,7 +6,7 @@ import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
-import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, LOST_SIGN_GAP, OPENING, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
+import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, OPENING, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
 import { type Box, confidenceOf, type InkNote, isCounted, type PageItem, pageItems, type Piece, sameRow, SPLIT_GAP, union } from './page-items.js';
 
 export interface CheckerOptions {
@@ -806,18 +806,26 @@ export function comparisonMisread(erased: Mat, piece: PageItem, g: GradeResult, 
 const MAX_DIGIT_WIDTH = 0.85;
 
 /**
+ * Line heights of paper a lost sign leaves between two digits (0.16–0.47 on hard synthetic
+ * pages, see ink-reading's LOST_SIGN_GAP) that a printed number's digits do not: the recogniser
+ * leaves up to 0.17 beside a narrow 1 ("46+15=51", "19-12=17" on easy and medium pages
+ * 12600–12639).
+ */
+const SIGN_GAP = 0.25;
+
+/**
  * Whether a sign the recogniser dropped between two digits of the question, where it left a gap
- * (`LOST_SIGN_GAP`: a printed number's digits are read edge to edge), makes the answer right as
- * any operator: "2+3×8=26" read as "23×8=26", with 0.3 line heights between the 2 and the 3, was
- * marked wrong on unseen hard page 12637. (The grader alone reads only a lost × so, see
- * rightIfLost: without the gap, any operator fits a wrong answer too often.)
+ * (`SIGN_GAP`), makes the answer right as any operator: "2+3×8=26" read as "23×8=26", with 0.30
+ * line heights between the 2 and the 3, was marked wrong on unseen hard page 12637. (The grader
+ * alone reads only a lost × so, see rightIfLost: without the gap, any operator fits a wrong
+ * answer too often.)
  */
 export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}): boolean {
   const chars = piece.chars ?? [];
   const equals = chars.findIndex((c) => /^[=＝]$/.test(c.text));
   for (let k = 1; k < equals; k++) {
     const [prev, next] = [chars[k - 1] as Char, chars[k] as Char];
-    if (!isDigit(prev) || !isDigit(next) || next.x0 - prev.x1 < LOST_SIGN_GAP * piece.box.h) continue;
+    if (!isDigit(prev) || !isDigit(next) || next.x0 - prev.x1 < SIGN_GAP * piece.box.h) continue;
     const at = rawIndex(piece, k, next.text);
     if (at === undefined) continue;
     const sure = { confidence: 1, minCharConfidence: 1 };

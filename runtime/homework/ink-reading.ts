@@ -93,10 +93,14 @@ export function readSignsFromInk(page: Mat, read: OcrLine, shapes?: Pick<Operato
     const read = shape && shape.alt === undefined ? shape : c;
     // The recogniser reads × as "x" and a cross of diagonals in the ink agrees: sure (a child
     // who added instead of multiplying, 3×3=6, is then wrong, not "maybe misread"). When its
-    // doubt was only which way to write a × ("×" or "x"), the ink vouches for the character too.
+    // doubt was only which way to write a × ("×" or "x"), the ink vouches for the character too;
+    // when it was no other operator (a blurred + fills the corners of its box too), the ink makes
+    // it a guess, which can confirm a right answer ("7×6=42" with the × read at 0.26, second to
+    // 元, was left uncertain on a hard synthetic page).
     if (/^[x×X]$/.test(read.text) && isDiagonalCross(page, line.box, c.x0, c.x1)) {
-      const vouched = TIMES_LOOKALIKE.test(read.runnerUp ?? '');
-      return { ...read, confidence: vouched ? Math.max(read.confidence, INK_VOUCHED) : read.confidence, sure: true };
+      const runnerUp = read.runnerUp ?? '';
+      const floor = TIMES_LOOKALIKE.test(runnerUp) ? INK_VOUCHED : /^[+\-÷]$/.test(runnerUp) ? 0 : INK_GUESSED;
+      return { ...read, confidence: Math.max(read.confidence, floor), sure: true };
     }
     // "Dots" above and below a + the classifier leans to are the ends of its blurred upright
     // ("70+30=100" read as ÷ from its ink on a hard synthetic page, the classifier at + 0.98):
@@ -226,7 +230,7 @@ function signBetweenDigits(page: Mat, line: OcrLine, chars: Char[], shapes: Pick
   return { at, sign: { text: shape.sign, confidence: INK_GUESSED, x0: prev.x1, x1: next.x0 } };
 }
 
-export const LOST_SIGN_GAP = 0.1;
+const LOST_SIGN_GAP = 0.1;
 const gapBefore = (chars: Char[], i: number): number => (chars[i] as Char).x0 - (chars[i - 1] as Char).x1;
 
 /** Brackets as the recogniser reads them, blurred round ones as curly or square ("(94}8=86"). */
