@@ -17,6 +17,8 @@ import type { Rational } from './rational.js';
  *    → uncertain ('low_confidence', 'low_char_confidence') — unless the reading, down to
  *    `CORRECT_FLOOR`/`CORRECT_CHAR_FLOOR` and with no look-alike guessed in the answer, is
  *    exactly the right answer: then correct (the reason still says the reading was shaky).
+ *    Down to the same floors, nothing written where the caller saw bare paper after the "="
+ *    (`blankSeen`; not a fill-in bracket) is a blank: the question's doubt does not matter.
  *    A written answer whose only doubt is a few weak characters (`weakChars`, each at least
  *    `CORRECT_CHAR_FLOOR`) is graded as if they were sure when it is wrong however they are read:
  *    as read, as the recogniser's second choice, a digit or point left out, a remainder's dots
