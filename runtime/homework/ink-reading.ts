@@ -183,11 +183,11 @@ function shapeAt(page: Mat, line: OcrLine, x0: number, x1: number, shapes: Pick<
 
 /**
  * Signs the recogniser dropped next to a bracket: "7(8)=63" for 7×(8)=63, "(18)12=6" for
- * (18)-12=6, "(94}8=86" for (94)-8=86. Between a digit and "(", or ")" and a digit, a sign must stand; where the classifier
- * puts the mark between them at DROPPED_SIGN_AT or more, that sign is put back, as a guess (it can
- * confirm a right answer, and condemn one only when it is wrong whatever the operator: `someSign`):
- * the window was centred on a gap, not on a sign the recogniser placed, which is not how the
- * classifier was measured. Not after an "=" (a bracket
+ * (18)-12=6, "(94}8=86" for (94)-8=86. Between a digit and "(", or ")" and a digit, a sign must
+ * stand; where the classifier puts the mark between them at DROPPED_SIGN_AT or more, that sign
+ * is put back, as a guess (it can confirm a right answer, and condemn one only when it is wrong
+ * whatever the operator: `someSign`): the window was centred on a gap, not on a sign the
+ * recogniser placed, which is not how the classifier was measured. Not after an "=" (a bracket
  * there starts the next problem run into the line), nor in a comparison, where a painted-out
  * circle's ring can read as brackets. On 30 hard pages (11600–11629) the classifier was sure
  * (≥ 0.99) at 8 such places outside comparisons, right at all 8; on 40 more (11630–11669), at

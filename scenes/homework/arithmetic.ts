@@ -376,16 +376,16 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   });
 
   const unsure = input.confidence < minConfidence ? 'low_confidence' : input.minCharConfidence !== undefined && input.minCharConfidence < minChar ? 'low_char_confidence' : undefined;
-  if (unsure) {
+  const floorsMet = input.confidence >= CORRECT_FLOOR && (input.minCharConfidence ?? 1) >= CORRECT_CHAR_FLOOR;
+  // Bare paper where the answer goes settles a blank (rule 3) however shakily the question was
+  // read: nothing the child wrote depends on it (five unanswered problems on 80 hard synthetic
+  // pages, their "=" or sign read at 0.4–0.6). Not a fill-in bracket, whose paper needs a sure reading.
+  const blankOnPaper = input.blankSeen === true && floorsMet && p.studentAnswer === '' && p.kind !== 'fill_blank';
+  if (unsure && !blankOnPaper) {
     // A shaky reading that lands exactly on the right answer is far more likely the child's
     // right answer than a misreading; one that does not is never called wrong.
-    const floorsMet = input.confidence >= CORRECT_FLOOR && (input.minCharConfidence ?? 1) >= CORRECT_CHAR_FLOOR;
     const right = floorsMet && p.studentAnswer !== '' && !p.unitMismatch && p.guesses.answer.length === 0 && matchAnswer(p, opts).ok;
     if (right) return result('correct', unsure);
-    // Bare paper after a problem's "=" is a blank however shakily the question was read: nothing
-    // the child wrote depends on it (five unanswered problems on 80 hard synthetic pages, their
-    // "=" or sign read at 0.4–0.6). Not a fill-in bracket, whose paper needs a sure reading.
-    if (input.blankSeen && floorsMet && p.kind === 'expression' && p.studentAnswer === '' && /[=＝]\s*$/.test(text)) return result('incorrect', 'blank');
     const wrong = unsure === 'low_char_confidence' && floorsMet && text === input.text ? wrongHoweverWeakCharsRead(input, opts) : undefined;
     return wrong ?? result('uncertain', unsure);
   }
