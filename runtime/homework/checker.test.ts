@@ -533,6 +533,11 @@ describe('a remainder\'s dots read as one point or dropped', () => {
     // A digit right after the quotient, with nothing before it: no dots.
     expect(remainderDigit(page((m) => digitAt(m, 106)), slot, 30)?.dotsSeen).toBe(false);
     expect(remainderDigit(page(() => {}), slot, 30)).toBeUndefined();
+    // A 1's upright is narrow enough for a 1 alone; the boxy digit (15 of 27 px wide) is not.
+    expect(spaced?.narrow).toBe(false);
+    const one = remainderDigit(page((m) => (dots(m, 104, 150), m.drawLine(new cv.Point2(164, 24), new cv.Point2(166, 48), new cv.Vec3(160, 60, 30), 3))), slot, 30);
+    expect(one?.narrow).toBe(true);
+    expect(one?.dotsSeen).toBe(true);
   });
 
   it('an answer read as two digits far apart in its slot lost the dots between them; a number\'s digits stand close', () => {

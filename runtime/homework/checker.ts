@@ -237,7 +237,7 @@ export class HomeworkChecker {
     };
     // Only slots with ink in them are read again, cut to the ink: a lone digit in a wide strip
     // of paper is what the recogniser misses. A bare slot after "=" is noted: nothing is written.
-    const inked: { p: PageItem; slot: Box; afterEquals: boolean; dotsGuessed?: true; dotsSeen?: boolean }[] = [];
+    const inked: { p: PageItem; slot: Box; afterEquals: boolean; dotsGuessed?: true; dotsSeen?: boolean; narrow?: boolean }[] = [];
     for (const p of pieces) {
       if (p.arithmetic && bareAfterAnswer(page, p, pieces)) p.nothingAfter = true;
       const open = p.arithmetic ? slotOf(p) : undefined;
@@ -248,7 +248,7 @@ export class HomeworkChecker {
       // out, in the line's band, not in the taller box around the ink (a crop much taller than
       // the digit made the recogniser see only dots).
       const digit = ink && !open.afterEquals ? remainderDigit(page, open.slot, p.box.h) : undefined;
-      if (ink) inked.push({ p, slot: open.afterEquals ? ink : (digit?.box ?? lineBand(page, ink, p.box)), afterEquals: open.afterEquals, ...(open.dotsGuessed ? { dotsGuessed: true as const } : {}), dotsSeen: digit?.dotsSeen });
+      if (ink) inked.push({ p, slot: open.afterEquals ? ink : (digit?.box ?? lineBand(page, ink, p.box)), afterEquals: open.afterEquals, ...(open.dotsGuessed ? { dotsGuessed: true as const } : {}), dotsSeen: digit?.dotsSeen, narrow: digit?.narrow });
       else if (open.afterEquals && !cutByEdge(page, open.slot)) p.bareSlot = true;
     }
     if (inked.length === 0) return;
@@ -277,7 +277,7 @@ export class HomeworkChecker {
         if (digit) read[i] = { confidence: digit.confidence, chars: [digit] };
       });
     }
-    inked.forEach(({ p, slot, afterEquals, dotsGuessed, dotsSeen }, i) => {
+    inked.forEach(({ p, slot, afterEquals, dotsGuessed, dotsSeen, narrow }, i) => {
       const r = read[i];
       const chars = r?.chars ?? [];
       // The dots the slot begins with left out (the piece has its own).
@@ -290,12 +290,17 @@ export class HomeworkChecker {
         // and condemn a wrong one only if it is wrong whether they are dots, a point or nothing
         // (see weakCharsOf). Anything else leaves the piece as it was.
         const dots = /[.·。]\s*$/.test(p.text) || first > 0 || dotsSeen === true;
-        if (!r || !dots || !/^\d$/.test(answer) || r.confidence < 0.5) return;
+        const one = r !== undefined && r.confidence < 0.5 && narrow === true && answer === '1';
+        if (!r || !dots || !/^\d$/.test(answer) || (r.confidence < 0.5 && !one)) return;
         p.text = p.text.replace(/[.·。]?\s*$/, '……');
         const last = p.chars?.at(-1);
         const point = last && /^[.·。]$/.test(last.text) ? p.chars?.pop() : undefined;
         p.chars?.push({ text: '……', confidence: Math.min(point?.confidence ?? 1, INK_GUESSED), x0: point?.x0 ?? last?.x1 ?? slot.x, x1: (added[0] as Char).x0 });
         p.minCharConfidence = Math.min(p.minCharConfidence, INK_GUESSED);
+        if (one) {
+          addGuessedOne(p, added[0] as Char);
+          return;
+        }
       }
       if (!r || !readAnswer(added, r.confidence)) {
         // Something is written there that cannot be read: never call it blank.
@@ -321,8 +326,8 @@ export class HomeworkChecker {
    * Its slot starts at the first of the dots read (where the recogniser places the last one is
    * no guide: "6..." for six dots and a 1 put it past the 1); the rightmost mark there at least 0.4
    * line heights tall with the dots' specks before it (see remainderDigit) is read cut to its own
-   * ink, and a lone digit read at 0.5 or more is the remainder. A dot is never that tall, so a
-   * remainder left blank stays blank.
+   * ink, and a lone digit read at 0.5 or more is the remainder (a 1 read at less, a guess: see
+   * addGuessedOne). A dot is never that tall, so a remainder left blank stays blank.
    */
   private async readDigitsAfterDots(page: Mat, pieces: PageItem[]): Promise<void> {
     const open = pieces.flatMap((p) => {
@@ -334,16 +339,18 @@ export class HomeworkChecker {
       if (!dots) return [];
       const slot = endedByNext(answerSlot(page, p.box, dots.x0 - 1, (p.box.x + p.box.w - dots.x0) / p.box.h + DIGIT_AFTER_DOTS), p, pieces);
       const digit = remainderDigit(page, slot, p.box.h);
-      return digit?.dotsSeen ? [{ p, box: digit.box }] : [];
+      return digit?.dotsSeen ? [{ p, box: digit.box, narrow: digit.narrow }] : [];
     });
     if (open.length === 0) return;
     const read = await this.ocr.recognize(open.map(({ box }) => cropOf(page, box)));
-    open.forEach(({ p, box }, i) => {
+    open.forEach(({ p, box, narrow }, i) => {
       const r = read[i];
       // The crop, padded, may hold the last dot too.
       const chars = onPage(r?.chars, box).filter((c) => !/^[….·。]$/.test(c.text));
-      if (!r || r.confidence < 0.5 || chars.length !== 1 || !isDigit(chars[0])) return;
-      addChars(p, chars, 'end');
+      const digit = chars[0];
+      if (!r || chars.length !== 1 || !digit || !isDigit(digit)) return;
+      if (r.confidence >= 0.5) addChars(p, chars, 'end');
+      else if (narrow && digit.text === '1') addGuessedOne(p, digit);
     });
   }
 
@@ -751,9 +758,10 @@ export function inkBox(page: Mat, b: Box, lineH: number, afterEquals = false): B
  * synthetic pages, 2 of 7 lost remainders read; cut to the digit, 6 of 7). Blur can join the dots
  * to the digit's foot: of such a mark only the columns where the ink stands tall are the digit.
  * `dotsSeen`: the ink shows what stands between quotient and digit — two specks or more, a run of
- * low ink joined to the digit, or at least REMAINDER_GAP line heights of paper.
+ * low ink joined to the digit, or at least REMAINDER_GAP line heights of paper. `narrow`: the
+ * digit's ink is narrow enough for a 1 (see NARROW_ONE).
  */
-export function remainderDigit(page: Mat, slot: Box, lineH: number): { box: Box; dotsSeen: boolean } | undefined {
+export function remainderDigit(page: Mat, slot: Box, lineH: number): { box: Box; dotsSeen: boolean; narrow: boolean } | undefined {
   const { mask: ink, marks } = inkIn(page, slot);
   const last = marks.filter((m) => m.h >= 0.4 * lineH).sort((a, b) => b.x + b.w - (a.x + a.w))[0];
   if (!last) return undefined;
@@ -775,7 +783,23 @@ export function remainderDigit(page: Mat, slot: Box, lineH: number): { box: Box;
   }
   const specks = marks.filter((m) => m.h < 0.25 * lineH && m.w < 0.3 * lineH && m.x + m.w <= digit.x).length;
   const box = padded(page, slot, digit, Math.round(0.3 * lineH), Math.round(0.15 * lineH));
-  return { box, dotsSeen: specks >= 2 || joined || digit.x >= REMAINDER_GAP * lineH };
+  return { box, dotsSeen: specks >= 2 || joined || digit.x >= REMAINDER_GAP * lineH, narrow: digit.w <= NARROW_ONE * digit.h };
+}
+
+/**
+ * Ink at most this share of its height wide is narrow enough for a 1 alone. Handwritten remainder
+ * digits on the synthetic pages (easy and hard, seeds 12680–12719): a 1 is 0.38–0.54 of its height
+ * wide, every other digit 0.56–0.76.
+ */
+const NARROW_ONE = 0.48;
+
+/**
+ * A remainder's 1 the recogniser hardly believed in (read at 0.21 and 0.33, alone and cut to its
+ * ink, on hard synthetic pages 12684 and 12717) whose ink is narrow enough for a 1 alone (see
+ * NARROW_ONE): a guess, which can confirm a right answer and never condemn one.
+ */
+function addGuessedOne(p: PageItem, one: Char): void {
+  addChars(p, [{ ...one, confidence: INK_GUESSED }], 'end', { confidence: p.confidence, minCharConfidence: INK_GUESSED });
 }
 
 /**
