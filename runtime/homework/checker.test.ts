@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWithSignInGap, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, digitLostInBracket, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWithSignInGap, rightWithSignReadAsDigit, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -248,6 +248,15 @@ describe('a printed sign the recogniser dropped from a comparison', () => {
   const graded = (question: string) => ({ question, student_answer: '<', correct_answer: '>', verdict: 'incorrect' as const, confidence: 0.97, kind: 'compare' as const });
 
   it('"9x6" read as "96" is wider than two digits; a real "96" is not', () => {
+    // 0.8 of its height per digit or more is a lost sign ("7×2" read as "72" measured 0.85).
+    const wide = (gap: number) => {
+      const m = new cv.Mat(60, 300, cv.CV_8UC3, [255, 255, 255]);
+      for (const x of [100, 100 + gap]) m.drawEllipse(new cv.RotatedRect(new cv.Point2(x, 30), new cv.Size(16, 26), 0), new cv.Vec3(30, 30, 30), 3);
+      return m;
+    };
+    // Ink 29 px tall: two digits 49 px wide (0.84 a digit) lost a sign; 41 px (0.71) did not.
+    expect(comparisonMisread(wide(30), item('72<15'), graded('72○15'), [circle])).toBe(true);
+    expect(comparisonMisread(wide(22), item('72<15'), graded('72○15'), [circle])).toBe(false);
     expect(comparisonMisread(printed('9x6', '55'), item('96<55'), graded('96○55'), [circle])).toBe(true);
     expect(comparisonMisread(printed('96', '55'), item('96<55'), graded('96○55'), [circle])).toBe(false);
   });
@@ -377,6 +386,23 @@ describe('an = the recogniser lost, found in the ink', () => {
     const m = readSignsFromInk(new cv.Mat(100, 400, cv.CV_8UC3, [255, 255, 255]), line('9×2m', 10, 10));
     expect(m.text).toBe('9×2=');
     expect(m.chars[3]).toMatchObject({ text: '=', confidence: INK_GUESSED });
+  });
+
+  it.each(['*', '#', '-'])('read as "%s" at the end of an unanswered problem ("36+4*") it is put back where the ink has an =, or the classifier is sure of one', (sign) => {
+    const fixed = readSignsFromInk(inked('36+4=', 10, 10, 1.5), line(`36+4${sign}`, 10, 10));
+    expect(fixed.text).toBe('36+4=');
+    expect(fixed.minCharConfidence).toBeLessThan(0.5);
+    // A mark no shape measure takes for an "=" (a short upright): only the classifier can say so.
+    const upright = inked('36+4', 10, 10, 0);
+    upright.drawLine(new cv.Point2(100, 19), new cv.Point2(100, 31), new cv.Vec3(30, 30, 30), 2);
+    const blurred = upright.gaussianBlur(new cv.Size(0, 0), 1.5);
+    expect(readSignsFromInk(blurred, line(`36+4${sign}`, 10, 10), { classify: () => ({ sign: '=', p: 0.99, sure: true }) }).text).toBe('36+4=');
+    expect(readSignsFromInk(blurred, line(`36+4${sign}`, 10, 10), { classify: () => ({ sign: '+', p: 0.99, sure: true }) }).text).not.toBe('36+4=');
+    expect(readSignsFromInk(blurred, line(`36+4${sign}`, 10, 10)).text).toBe(`36+4${sign}`);
+  });
+
+  it('a last digit stays a digit where the ink has an = over it ("12+30")', () => {
+    expect(readSignsFromInk(inked('12+3=', 10, 10, 1), line('12+30', 10, 10)).text).toBe('12+30');
   });
 
   it.each(['×', '+', '#', '0'])('read as "%s" after the operator ("24+11×35") it is put back where the ink has an =', (sign) => {
@@ -799,6 +825,35 @@ describe('an answer read with fewer digits than its ink has', () => {
     expect(digitLost(page, piece, '47')).toBe(false);
     // One digit written, one read.
     expect(digitLost(inked('72-25=7', 10, 10, 1), { ...piece, text: '72-25=7' }, '7')).toBe(false);
+  });
+});
+
+describe('a fill-in bracket read with fewer digits than its ink has', () => {
+  it('is a digit the recogniser dropped ("( 17 )+26=43" read as "(1)+26=43"): never wrong from that reading', () => {
+    const page = inked('(47)+26=43', 10, 10, 1);
+    const read = line('(4)+26=43', 10, 10);
+    // The bracket's content read as one character spanning both digits' cells.
+    read.chars[1] = { ...(read.chars[1] as OcrLine['chars'][number]), x1: 70 };
+    for (const [k, c] of read.chars.entries()) if (k >= 2) Object.assign(c, { x0: c.x0 + 20, x1: c.x1 + 20 });
+    const piece = { text: read.text, confidence: 0.97, minCharConfidence: 0.97, box: { ...read.box, w: 200 }, arithmetic: true, chars: read.chars };
+    expect(digitLostInBracket(page, piece, '4')).toBe(true);
+    expect(digitLostInBracket(page, piece, '47')).toBe(false);
+    expect(digitLostInBracket(inked('(4)+26=43', 10, 10, 1), { ...piece, chars: line('(4)+26=43', 10, 10).chars }, '4')).toBe(false);
+  });
+});
+
+describe('a sign read as a digit of the question', () => {
+  const piece = (read: OcrLine) => ({ text: read.text, confidence: 0.97, minCharConfidence: 0.97, box: read.box, arithmetic: true, chars: read.chars });
+  it('is a sign where its ink is short or a ÷ ("12÷2+22=28" read as "1242+22=28"), and the answer may be right', () => {
+    // The printed ÷ and + drawn as in the photo, the recogniser's reading with a 4 for the ÷.
+    for (const sign of ['÷', '+']) {
+      const page = inked(`12${sign}2+22=28`, 10, 10, 1);
+      expect(rightWithSignReadAsDigit(page, piece(line('1242+22=28', 10, 10)))).toBe(true);
+    }
+    // A real digit there is full height: the reading stands.
+    expect(rightWithSignReadAsDigit(inked('1242+22=28', 10, 10, 1), piece(line('1242+22=28', 10, 10)))).toBe(false);
+    // No operator in its place makes the answer right.
+    expect(rightWithSignReadAsDigit(inked('12÷2+22=29', 10, 10, 1), piece(line('1242+22=29', 10, 10)))).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine, type Recognized } from '../../models/ocr/index.js';
-import { type Circle, comparisonRings, eraseComparisonCircles, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
+import { type Circle, comparisonRings, eraseComparisonCircles, hasDotsAboveAndBelow, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
@@ -159,8 +159,9 @@ export class HomeworkChecker {
     if (g.verdict !== 'incorrect') return g;
     const cut = answerCutAtGap(piece, opts);
     if (cut) return cut;
-    if (g.kind !== 'compare' && g.kind !== 'fill_blank' && digitLost(ink.page, piece, g.student_answer)) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
+    if (g.kind !== 'compare' && (g.kind === 'fill_blank' ? digitLostInBracket(ink.page, piece, g.student_answer) : digitLost(ink.page, piece, g.student_answer))) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
     if (g.kind !== 'compare' && rightWithSignInGap(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'operator_may_be_lost' };
+    if (g.kind !== 'compare' && rightWithSignReadAsDigit(ink.page, piece, opts)) return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     if (g.kind === 'fill_blank' && bracketTakenForDigit(piece)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     // A + without a crossing: wrong only if it is wrong as the ÷ the ink suggests too (and then
@@ -827,7 +828,8 @@ export function comparisonMisread(erased: Mat, piece: PageItem, g: GradeResult, 
   });
 }
 
-const MAX_DIGIT_WIDTH = 0.85;
+/** See comparisonMisread: "7×2" read as "72" measured 0.85 per digit (hard synthetic page 12722). */
+const MAX_DIGIT_WIDTH = 0.8;
 
 /**
  * Line heights of paper a lost sign leaves between two digits (0.16–0.47 on hard synthetic
@@ -856,6 +858,55 @@ export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}): boole
     if (['+', '-', '×', '÷'].some((op) => gradeProblem({ text: piece.text.slice(0, at) + op + piece.text.slice(at), ...sure }, opts).verdict === 'correct')) return true;
   }
   return false;
+}
+
+/**
+ * Whether a digit of the question, between two digits, is a sign's ink — shorter than
+ * SIGN_LIKE_HEIGHT of the digits beside it (a digit's middle strip spans its whole height), or a
+ * ÷'s dots above and below a bar — and some operator in its place makes the answer right:
+ * "12÷2+22=28" read as "1242+22=28" (the ÷ blurred into a blob at mid-height) was marked wrong on
+ * unseen hard synthetic page 12752.
+ */
+export function rightWithSignReadAsDigit(page: Mat, piece: PageItem, opts: GradeOptions = {}): boolean {
+  const chars = piece.chars ?? [];
+  const equals = chars.findIndex((c) => /^[=＝]$/.test(c.text));
+  const middleHeight = (c: Char): number => {
+    const w = c.x1 - c.x0;
+    return inkExtent(page, { x: c.x0 + 0.25 * w, y: piece.box.y, w: 0.5 * w, h: piece.box.h })?.h ?? 0;
+  };
+  for (let k = 1; k + 1 < equals; k++) {
+    const [prev, c, next] = [chars[k - 1] as Char, chars[k] as Char, chars[k + 1] as Char];
+    if (!isDigit(c) || !isDigit(prev) || !isDigit(next)) continue;
+    const beside = Math.min(middleHeight(prev), middleHeight(next));
+    if (!(middleHeight(c) < SIGN_LIKE_HEIGHT * beside) && !hasDotsAboveAndBelow(page, piece.box, c.x0, c.x1)) continue;
+    const at = rawIndex(piece, k, c.text);
+    if (at === undefined) continue;
+    const sure = { confidence: 1, minCharConfidence: 1 };
+    if (['+', '-', '×', '÷'].some((op) => gradeProblem({ text: piece.text.slice(0, at) + op + piece.text.slice(at + c.text.length), ...sure }, opts).verdict === 'correct')) return true;
+  }
+  return false;
+}
+
+const SIGN_LIKE_HEIGHT = 0.75;
+
+/**
+ * Whether a fill-in bracket holds more digit-sized marks than the answer read in it has digits:
+ * "( 17 )+26=43" read as "(1)+26=43" was marked wrong on unseen hard synthetic page 12751. Marks
+ * touching either end of the span between the brackets may be the brackets' own strokes, and
+ * are not counted.
+ */
+export function digitLostInBracket(page: Mat, piece: PageItem, answer: string): boolean {
+  const chars = piece.chars ?? [];
+  const open = chars.findIndex((c) => OPENING.test(c.text));
+  const close = chars.findIndex((c, i) => i > open && CLOSING.test(c.text));
+  if (open < 0 || close < 0 || !/^\d+$/.test(answer)) return false;
+  const x = Math.ceil((chars[open] as Char).x1);
+  const right = Math.floor((chars[close] as Char).x0);
+  if (right - x < 2) return false;
+  const band = lineBand(page, { x, y: 0, w: right - x, h: 0 }, piece.box);
+  const h = piece.box.h;
+  const digits = inkIn(page, band).marks.filter((m) => m.h >= 0.4 * h && m.x > 0 && m.x + m.w < band.w);
+  return digits.length > answer.length;
 }
 
 /**

@@ -355,7 +355,7 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
     return [];
   });
   if (places.length === 1) return places[0];
-  const end = places.length === 0 ? equalsAtEnd(page, line, firstOperator) : undefined;
+  const end = places.length === 0 ? equalsAtEnd(page, line, firstOperator, shapes) : undefined;
   if (end) return end;
   if (places.length > 1 || !shapes) return undefined;
   // Bars blurred too far for their shape to be measured ("6×9=54" read as "6×9054"): the one
@@ -375,15 +375,24 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
  * digit ("22÷5", the "=" blurred at the edge of the recogniser's crop). Only in a line of digits,
  * operators, brackets and points: in "5元+3元-8元" the last 元 is a unit.
  */
-function equalsAtEnd(page: Mat, line: OcrLine, firstOperator: number): EqualsPlace | undefined {
+function equalsAtEnd(page: Mat, line: OcrLine, firstOperator: number, shapes?: Pick<OperatorShapes, 'classify'>): EqualsPlace | undefined {
   const chars = line.chars;
   const last = chars.length - 1;
   const c = chars[last] as Char;
   if (!chars.slice(0, last).every((ch) => /^[\d+\-×÷xX()（）.]$/.test(ch.text))) return undefined;
-  if (last > firstOperator + 1 && isDigit(chars[last - 1]) && EQUALS_LOOKALIKES.includes(c.text)) return { replace: last, x0: c.x0, x1: c.x1 };
-  if (last <= firstOperator || !isDigit(c)) return undefined;
   const h = line.box.h;
   const beyond = { ...line.box, w: Math.min(line.box.w + END_REACH * h, page.cols - line.box.x) };
+  if (last > firstOperator + 1 && isDigit(chars[last - 1]) && !isDigit(c)) {
+    const mid = (c.x0 + c.x1) / 2;
+    const shaped = (): boolean => {
+      if (!readForEquals(page, line, c)) return false;
+      if (equalsSigns(page, beyond).some((m) => m.x0 <= mid && mid <= m.x1)) return true;
+      const shape = shapes && shapeAt(page, line, c.x0, c.x1, shapes);
+      return shape?.sign === '=' && shape.sure;
+    };
+    if (EQUALS_LOOKALIKES.includes(c.text) || shaped()) return { replace: last, x0: c.x0, x1: c.x1 };
+  }
+  if (last <= firstOperator || !isDigit(c)) return undefined;
   const mark = equalsSigns(page, beyond).find((m) => m.x0 > (c.x0 + c.x1) / 2 && m.x1 > c.x1 + 0.15 * h && m.x0 < c.x1 + END_REACH * h);
   return mark && { insertBefore: chars.length, ...mark };
 }
