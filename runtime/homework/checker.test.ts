@@ -196,8 +196,19 @@ describe('a ring crowded by its sign', () => {
     expect(circlesInGaps([line('58', 40, 10), line('36', 120, 10)], [ring])).toEqual([ring]);
   });
 
-  it('is a digit when something was read over it, or its line has an equals or comparison sign', () => {
-    expect(circlesInGaps([line('58O36', 50, 10)], [ring])).toEqual([]);
+  it('is the ring the recogniser read as a 0 centred on it ("58036" for 58○36); the 0 gives way to its sign', () => {
+    expect(circlesInGaps([line('58036', 50, 10)], [ring])).toEqual([ring]);
+    expect(circlesInGaps([line('58O36', 50, 10)], [ring])).toEqual([ring]);
+    expect(withCircleSigns([line('58036', 50, 10)], [{ ...ring, sign: '>' }])[0]?.text).toBe('58>36');
+    // Nothing written in it: the 0 is a 0.
+    expect(withCircleSigns([line('58036', 50, 10)], [{ ...ring, sign: '' }])[0]?.text).toBe('58036');
+  });
+
+  it('is a digit when a digit or a 0 off its centre was read over it, or its line has an equals or comparison sign', () => {
+    expect(circlesInGaps([line('58636', 50, 10)], [ring])).toEqual([]);
+    const offCentre = line('58036', 50, 10);
+    offCentre.chars[2] = { ...(offCentre.chars[2] as OcrLine['chars'][number]), x0: 99, x1: 125 };
+    expect(circlesInGaps([offCentre], [ring])).toEqual([]);
     expect(circlesInGaps([line('58', 40, 10), line('=36', 120, 10)], [ring])).toEqual([]);
     expect(circlesInGaps([line('58  >6', 40, 10)], [ring])).toEqual([]);
     // Numbers far from it are not its sides.

@@ -418,19 +418,28 @@ function readForEquals(page: Mat, line: OcrLine, c: Char): boolean {
 /**
  * The crowded rings (see comparisonRings) that are comparison circles: a ring where the
  * recogniser read nothing between two numbers (or their brackets) of a line with no comparison
- * or equals sign in it ("58 36" for 58○36 with a big ">" written up to the ring). A digit's
- * stroke taken for a ring has the digit read over it.
+ * or equals sign in it ("58 36" for 58○36 with a big ">" written up to the ring), or read the
+ * ring itself as a 0 centred on it ("74026" for 74○26, "36+4040" for 36+4○40: 5 comparisons on
+ * 40 unseen hard pages 12720–12759; see ringReadAsZero). A digit's stroke taken for a ring has
+ * the digit read over it, off the ring's centre or between digits of one number (a ring is
+ * the size of the page's printed circles, a printed 0 far smaller).
  */
 export function circlesInGaps(lines: OcrLine[], rings: Circle[]): Circle[] {
   return rings.filter((c) => {
     const row = lines.filter((l) => c.y >= l.box.y && c.y <= l.box.y + l.box.h).flatMap((l) => l.chars.filter((ch) => ch.text.trim() !== '').map((ch) => ({ ch, l })));
-    if (row.some(({ ch }) => ch.x0 < c.x && ch.x1 > c.x)) return false;
+    const over = row.filter(({ ch }) => ch.x0 < c.x && ch.x1 > c.x);
+    if (over.length > 1 || (over.length === 1 && !ringReadAsZero((over[0] as (typeof over)[number]).ch, c))) return false;
     const left = row.filter(({ ch }) => ch.x1 <= c.x).sort((a, b) => b.ch.x1 - a.ch.x1)[0];
     const right = row.filter(({ ch }) => ch.x0 >= c.x).sort((a, b) => a.ch.x0 - b.ch.x0)[0];
     if (!left || !right || [left.l, right.l].some((l) => /[=＝<>○]/.test(l.text))) return false;
     const number = (ch: Char): boolean => /^[\d()（）]$/.test(ch.text);
     return number(left.ch) && number(right.ch) && left.ch.x1 >= c.x - GAP_REACH * c.r && right.ch.x0 <= c.x + GAP_REACH * c.r;
   });
+}
+
+/** Whether the recogniser read a ring as this character: a 0 (or letter o) centred on it. */
+function ringReadAsZero(ch: Char, c: Circle): boolean {
+  return /^[0oO〇]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 0.6 * c.r;
 }
 
 /** The numbers of a comparison stand within this many radii of its circle's centre. */
@@ -501,6 +510,11 @@ export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrL
         changed = true;
         continue;
       }
+      // A ring read as a 0 (see circlesInGaps) goes, unless nothing is written in it: an empty
+      // ring read as a 0 is one (a blank comparison is a blank only when its ring is sure).
+      const zero = chars.findIndex((ch) => ringReadAsZero(ch, c));
+      if (zero >= 0 && c.sign === '') continue;
+      if (zero >= 0) chars.splice(zero, 1);
       // The blurred sign in a circle the recogniser read as a "-": the circle's sign replaces it.
       const dash = c.sign ? chars.findIndex((ch) => /^[-一]$/.test(ch.text) && Math.abs((ch.x0 + ch.x1) / 2 - c.x) < 0.6 * c.r) : -1;
       if (dash >= 0) chars.splice(dash, 1);
