@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, digitLostInBracket, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWithSignInGap, rightWithSignReadAsDigit, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, digitLostInBracket, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWhateverTheSign, rightWithSignInGap, rightWithSignReadAsDigit, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -200,6 +200,9 @@ describe('a ring crowded by its sign', () => {
     expect(circlesInGaps([line('58036', 50, 10)], [ring])).toEqual([ring]);
     expect(circlesInGaps([line('58O36', 50, 10)], [ring])).toEqual([ring]);
     expect(withCircleSigns([line('58036', 50, 10)], [{ ...ring, sign: '>' }])[0]?.text).toBe('58>36');
+    // A sign guessed in such a ring can only confirm.
+    const guessed = withCircleSigns([line('58036', 50, 10)], [{ ...ring, sign: '>', guessed: true }])[0];
+    expect(guessed?.chars.find((c) => c.text === '>')?.confidence).toBe(INK_GUESSED);
     // Nothing written in it: the 0 is a 0.
     expect(withCircleSigns([line('58036', 50, 10)], [{ ...ring, sign: '' }])[0]?.text).toBe('58036');
   });
@@ -275,6 +278,20 @@ describe('a printed sign the recogniser dropped from a comparison', () => {
   it('two bare numbers two or more digits apart in length lost a sign between them (24+35 read as 2435)', () => {
     expect(comparisonMisread(printed('2435', '60'), item('2435<60'), graded('2435○60'), [])).toBe(true);
     expect(comparisonMisread(printed('100', '99'), item('100>99'), graded('100○99'), [])).toBe(false);
+  });
+
+  it('is right when the child\'s sign is right whichever operator stood between the two digits, never wrong for it', () => {
+    const right = rightWhateverTheSign(printed('7x2', '15'), item('72<15'), graded('72○15'), [circle]);
+    expect(right).toMatchObject({ verdict: 'correct', correct_answer: '<', reason: 'right_whatever_the_lost_sign' });
+    // ">" is wrong whichever operator stood there: still never condemned for it.
+    expect(rightWhateverTheSign(printed('7x2', '15'), item('72>15'), { ...graded('72○15'), student_answer: '>' }, [circle])).toBeUndefined();
+    // 7+2 < 10 but 7×2 > 10: the lost operator matters.
+    expect(rightWhateverTheSign(printed('7x2', '10'), item('72<10'), graded('72○10'), [circle])).toBeUndefined();
+    // A subtraction below zero is not a reading: 5+7, 5×7 and 5÷7 are all less than 7×6.
+    expect(rightWhateverTheSign(printed('5x7', '7x6'), item('57<7×6'), graded('57○7×6'), [circle])?.verdict).toBe('correct');
+    // A real two-digit number, or a side of three digits: no lost sign to read every way.
+    expect(rightWhateverTheSign(printed('72', '15'), item('72<15'), graded('72○15'), [circle])).toBeUndefined();
+    expect(rightWhateverTheSign(printed('1x2x', '15'), item('122<15'), graded('122○15'), [circle])).toBeUndefined();
   });
 
   it('only sides read as bare numbers are measured, and only with the circle found', () => {

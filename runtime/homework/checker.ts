@@ -169,7 +169,7 @@ export class HomeworkChecker {
     const other = g.reason === 'blank' ? undefined : alternateReading(piece, opts);
     if (other && other.verdict !== 'incorrect') return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (other) return other;
-    if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
+    if (g.kind === 'compare' && comparisonMisread(ink.erased, piece, g, ink.circles)) return rightWhateverTheSign(ink.erased, piece, g, ink.circles, opts) ?? { ...g, verdict: 'uncertain', reason: 'printed_mark_unread' };
     return g;
   }
 
@@ -806,26 +806,54 @@ function addGuessedOne(p: PageItem, one: Char): void {
 /**
  * Whether a comparison read with bare numbers lost a printed sign: its numbers are two or more
  * digits apart in length ("24+35○60" read as "2435○60"), or a side is wider in ink than its
- * digits — a printed digit is at most 0.76 of its height wide (measured on the synthetic pages,
- * spacing included), while "9×6" read as "96" is 0.93 or more per digit.
+ * digits (see wideSides).
  */
 export function comparisonMisread(erased: Mat, piece: PageItem, g: GradeResult, circles: Circle[]): boolean {
   const [left, right] = g.question.split('○');
   if (left === undefined || right === undefined) return false;
   const bare = (t: string): boolean => /^\d+$/.test(t);
   if (bare(left) && bare(right) && Math.abs(left.length - right.length) >= 2) return true;
+  return wideSides(erased, piece, g, circles).length > 0;
+}
+
+/**
+ * The sides of a comparison (0 left, 1 right) read as bare numbers whose ink is wider than their
+ * digits: a printed digit is at most 0.76 of its height wide (measured on the synthetic pages,
+ * spacing included), while "9×6" read as "96" is 0.93 or more per digit. Measured only with the
+ * comparison's circle found.
+ */
+function wideSides(erased: Mat, piece: PageItem, g: GradeResult, circles: Circle[]): number[] {
+  const [left, right] = g.question.split('○');
   const b = piece.box;
   const c = circles.find((c) => c.x > b.x && c.x < b.x + b.w && c.y > b.y && c.y < b.y + b.h);
-  if (!c) return false;
+  if (left === undefined || right === undefined || !c) return [];
   const sides = [
     { text: left, box: { ...b, w: c.x - c.r - b.x } },
     { text: right, box: { ...b, x: c.x + c.r, w: b.x + b.w - c.x - c.r } },
   ];
-  return sides.some(({ text, box }) => {
-    if (!bare(text)) return false;
+  return sides.flatMap(({ text, box }, k) => {
+    if (!/^\d+$/.test(text)) return [];
     const ink = inkExtent(erased, box);
-    return ink !== undefined && ink.w > MAX_DIGIT_WIDTH * text.length * ink.h;
+    return ink !== undefined && ink.w > MAX_DIGIT_WIDTH * text.length * ink.h ? [k] : [];
   });
+}
+
+/**
+ * A comparison whose two-digit side lost the printed sign between its digits (see wideSides:
+ * "7×2○15" read as "72○15") is right when the child's sign is right whichever operator stood
+ * there (7+2, 7-2, 7×2 and 7÷2 are all less than 15); three right answers on 40 unseen hard
+ * pages 12720–12759 were left uncertain. Undefined otherwise: the lost sign never condemns.
+ */
+export function rightWhateverTheSign(erased: Mat, piece: PageItem, g: GradeResult, circles: Circle[], opts: GradeOptions = {}): GradeResult | undefined {
+  const wide = wideSides(erased, piece, g, circles);
+  const sides = g.question.split('○');
+  if (wide.length === 0 || sides.length !== 2 || wide.some((k) => (sides[k] as string).length !== 2)) return undefined;
+  const readings = (k: number): string[] => (wide.includes(k) ? ['+', '-', '×', '÷'].map((op) => `${(sides[k] as string)[0]}${op}${(sides[k] as string)[1]}`) : [sides[k] as string]);
+  const sign = g.student_answer === '=' ? '○=' : g.student_answer;
+  const sure = { confidence: g.confidence, minCharConfidence: 1 };
+  // A subtraction that goes below zero is no problem printed for grades 1–3: not a reading.
+  const graded = readings(0).flatMap((l) => readings(1).map((r) => gradeProblem({ text: `${l}${sign}${r}`, ...sure }, opts))).filter((r) => r.reason !== 'negative_result');
+  return graded.length > 0 && graded.every((r) => r.verdict === 'correct') ? { ...g, verdict: 'correct', correct_answer: g.student_answer, reason: 'right_whatever_the_lost_sign' } : undefined;
 }
 
 /** See comparisonMisread: "7×2" read as "72" measured 0.85 per digit (hard synthetic page 12722). */

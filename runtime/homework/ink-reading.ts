@@ -520,8 +520,11 @@ export function withCircleSigns(lines: OcrLine[], circles: SignedCircle[]): OcrL
       if (dash >= 0) chars.splice(dash, 1);
       changed = true;
       const at = chars.findIndex((ch) => (ch.x0 + ch.x1) / 2 > c.x);
-      // An empty circle is the child's blank ("45○54"), an unreadable one stays ○ but unsure.
-      const sign = { text: c.sign || '○', confidence: c.sign === undefined ? UNREAD_SIGN_CONFIDENCE : c.guessed ? GUESSED_CIRCLE_SIGN : READ_CIRCLE_SIGN, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
+      // An empty circle is the child's blank ("45○54"), an unreadable one stays ○ but unsure. A
+      // sign guessed in a ring known only from the 0 read over it can confirm, not condemn: such
+      // rings are crowded, and a blurred "=" in one was guessed "<" (81○81, hard page 12698).
+      const guessedAt = zero >= 0 ? INK_GUESSED : GUESSED_CIRCLE_SIGN;
+      const sign = { text: c.sign || '○', confidence: c.sign === undefined ? UNREAD_SIGN_CONFIDENCE : c.guessed ? guessedAt : READ_CIRCLE_SIGN, x0: c.x - c.r / 2, x1: c.x + c.r / 2 };
       // An "=" in a circle is the comparison's answer, not a sum's equals: "42○=24".
       chars.splice(at < 0 ? chars.length : at, 0, ...(sign.text === '=' ? [{ ...sign, text: '○', confidence: READ_CIRCLE_SIGN }, sign] : [sign]));
       // A sign that could not be read must not look like a blank answer: the line becomes unsure.
