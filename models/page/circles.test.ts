@@ -62,6 +62,11 @@ describe('comparison circles', () => {
     for (const x of [60, 160, 260]) m.drawCircle(new cv.Point2(x, 60), 19, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
     m.drawCircle(new cv.Point2(370, 60), 13, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
     expect(findComparisonCircles(m).map((c) => Math.round(c.x / 10) * 10).sort((a, b) => a - b)).toEqual([60, 160, 260]);
+    // So is one 0.8 of their size (a printed 0 of r 15.2 beside circles of 19.6 and 20.3, easy page 12791).
+    const near = new cv.Mat(120, 440, cv.CV_8UC3, [255, 255, 255]);
+    for (const x of [60, 160, 260]) near.drawCircle(new cv.Point2(x, 60), 19, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
+    near.drawCircle(new cv.Point2(370, 60), 15, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);
+    expect(findComparisonCircles(near).map((c) => Math.round(c.x / 10) * 10).sort((a, b) => a - b)).toEqual([60, 160, 260]);
     // Alone, the small ring is a circle: there is no page size to compare with.
     const alone = new cv.Mat(120, 200, cv.CV_8UC3, [255, 255, 255]);
     alone.drawCircle(new cv.Point2(100, 60), 13, new cv.Vec3(60, 60, 60), 2, cv.LINE_AA);

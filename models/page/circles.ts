@@ -107,7 +107,8 @@ export function comparisonRings(page: Mat, minR = 11, maxR = 26): { sure: Circle
     }
   }
   // A page prints its circles at one size: a ring much smaller than the page's typical one is a
-  // thin 0 or 6 of a digit (r 10–14 beside circles of 19–22 on synthetic easy pages).
+  // thin 0 or 6 of a digit (r 10–14 beside circles of 19–22 on synthetic easy pages; a printed 0
+  // of r 15.2 beside 19.6 and 20.3 on easy page 12791, 0.78 of the median).
   const typical = sure.length >= 2 ? median(sure.map((c) => c.r)) : 0;
   return { sure: sure.filter((c) => c.r >= MIN_SHARE_OF_TYPICAL_R * typical), crowded: crowded.filter((c) => c.r >= CROWDED_SHARE_OF_TYPICAL_R * typical) };
 }
@@ -145,8 +146,8 @@ const MAX_CROWDED_INSIDE = 0.45;
 /** A crowded ring is at least this share of the page's median sure circle (the real ones measured 0.98–1.07). */
 const CROWDED_SHARE_OF_TYPICAL_R = 0.9;
 
-/** A circle smaller than this share of the page's median circle is a digit. */
-const MIN_SHARE_OF_TYPICAL_R = 0.75;
+/** A circle smaller than this share of the page's median circle is a digit (the real ones measured 0.98–1.07). */
+const MIN_SHARE_OF_TYPICAL_R = 0.85;
 
 /**
  * Paints the comparison circles over with paper, leaving the sign written inside them: the
