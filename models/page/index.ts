@@ -11,4 +11,4 @@ export { sliceLines, sliceRegions, textMask } from './slice.js';
 export { preparePage, type PrepareOptions } from './pipeline.js';
 export type * from './types.js';
 export { comparisonRings, findComparisonCircles, eraseComparisonCircles, guessCircleSign, readCircleSign, type Circle } from './circles.js';
-export { equalsSigns, hasDotsAboveAndBelow, inkExtent, isBareBar, isDiagonalCross, isMidHeightDot, isPrintedMark, lacksCrossing, SIGN_WINDOW, signWindow } from './signs.js';
+export { equalsSigns, hasDotsAboveAndBelow, inkExtent, isBareBar, isDiagonalCross, isMidHeightDot, isPenMark, isPrintedMark, lacksCrossing, SIGN_WINDOW, signWindow } from './signs.js';

@@ -302,27 +302,41 @@ export function signWindow(page: Mat, line: Box, x0: number, x1: number): Float3
 }
 
 /**
- * Whether the mark between x0 and x1 of a line is print in a line whose answer is written in
- * colour: the line's ink holds the pen's blue (at least a tenth of a digit's area of it) and the
- * mark's ink next to none. Then the mark cannot be the child's (a sign in a comparison circle
- * the lamp did not find, a stray stroke). Blue is told by blue minus red on the flattened page:
- * print measures −15 to +3, a blue pen +23 to +73 (hard synthetic pages, shadowed and JPEG'd),
- * where saturation no longer tells them apart. A pencil page tells nothing: its answers are as
- * grey as the print.
+ * The share of a line's ink between x0 and x1 in the pen's blue; undefined without ink there, or
+ * when the whole line holds less pen ink than a tenth of a digit's area (print only, or a pencil
+ * page, whose answers are as grey as the print). Blue is told by blue minus red on the flattened
+ * page: print measures −15 to +3, a blue pen +23 to +73 (hard synthetic pages, shadowed and
+ * JPEG'd), where saturation no longer tells them apart.
  */
-export function isPrintedMark(page: Mat, line: Box, x0: number, x1: number): boolean {
+function penShare(page: Mat, line: Box, x0: number, x1: number): number | undefined {
   const region = grayIn(page, line, 8);
-  if (!region) return false;
+  if (!region) return undefined;
   const { gray, x } = region;
   const h = gray.rows;
   const dark = gray.threshold(0, 255, cv.THRESH_BINARY_INV | cv.THRESH_OTSU);
   const [b, , r] = page.getRegion(new cv.Rect(x, Math.max(0, Math.round(line.y)), gray.cols, h)).splitChannels() as [Mat, Mat, Mat];
   const pen = b.sub(r).threshold(PEN_BLUE, 255, cv.THRESH_BINARY).bitwiseAnd(dark);
-  if (pen.countNonZero() < 0.1 * 0.6 * h * h) return false;
+  if (pen.countNonZero() < 0.1 * 0.6 * h * h) return undefined;
   const from = Math.max(0, Math.round(x0 - x));
   const to = Math.min(gray.cols, Math.round(x1 - x));
-  if (to <= from) return false;
+  if (to <= from) return undefined;
   const cols = new cv.Rect(from, 0, to - from, h);
   const ink = dark.getRegion(cols).countNonZero();
-  return ink > 0 && pen.getRegion(cols).countNonZero() <= 0.05 * ink;
+  return ink > 0 ? pen.getRegion(cols).countNonZero() / ink : undefined;
+}
+
+/**
+ * Whether the mark between x0 and x1 of a line is print in a line whose answer is written in
+ * colour: the line's ink holds the pen's blue and the mark's ink next to none (see penShare).
+ * Then the mark cannot be the child's (a sign in a comparison circle the lamp did not find, a
+ * stray stroke).
+ */
+export function isPrintedMark(page: Mat, line: Box, x0: number, x1: number): boolean {
+  const share = penShare(page, line, x0, x1);
+  return share !== undefined && share <= 0.05;
+}
+
+/** Whether most of the ink between x0 and x1 of a line is the pen's blue: the child's writing (see penShare). */
+export function isPenMark(page: Mat, line: Box, x0: number, x1: number): boolean {
+  return (penShare(page, line, x0, x1) ?? 0) >= 0.5;
 }

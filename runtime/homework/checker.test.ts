@@ -5,7 +5,7 @@ import type { OcrLine } from '../../models/ocr/index.js';
 import { cv, type Mat } from '../../models/cv.js';
 import type { OperatorSign } from '../../models/page/operator-shape.js';
 import { SIGN_WINDOW } from '../../models/page/signs.js';
-import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, digitLostInBracket, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWhateverTheSign, rightWithSignInGap, rightWithSignReadAsDigit, sharesReading, unevenDivision, weakCharsOf } from './checker.js';
+import { alternateReading, answerCutAtGap, bareAfterAnswer, bracketTakenForDigit, HomeworkChecker, comparisonMisread, confirmedByRereading, cutByEdge, digitLost, digitLostInBracket, dotsLostBetween, doubtedByRereading, endedByNext, gradeWithSigns, inkBox, pointSeenInAnswer, remainderAfter, remainderDigit, rightAsSecondChoice, rightWhateverTheSign, rightWithSignInGap, rightWithSignReadAsDigit, sharesReading, writtenInBlank, unevenDivision, weakCharsOf } from './checker.js';
 import { circlesInGaps, doubtedLines, INK_GUESSED, INK_VOUCHED, readSignsFromInk, withCircleSigns } from './ink-reading.js';
 import { confidenceOf, joinFragments, lineRole, type PageItem, pageItems, piecesOf } from './page-items.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, gradeProblem } from '../../scenes/homework/arithmetic.js';
@@ -867,6 +867,22 @@ describe('a fill-in bracket read with fewer digits than its ink has', () => {
     expect(digitLostInBracket(page, piece, '4')).toBe(true);
     expect(digitLostInBracket(page, piece, '47')).toBe(false);
     expect(digitLostInBracket(inked('(4)+26=43', 10, 10, 1), { ...piece, chars: line('(4)+26=43', 10, 10).chars }, '4')).toBe(false);
+  });
+});
+
+describe('the digits in a fill-in blank', () => {
+  const piece = (page: ReturnType<typeof inked>) => {
+    const read = line('(48)+8=40', 10, 10);
+    return { page, item: { text: read.text, confidence: 0.97, minCharConfidence: 0.97, box: read.box, arithmetic: true, chars: read.chars } };
+  };
+  it('are the child\'s when written in the pen\'s blue; printed, or on a page without blue, they are not known to be', () => {
+    const blue = piece(inked('(48)+8=40', 10, 10, 1, 1));
+    expect([...writtenInBlank(blue.page, blue.item)]).toEqual([1, 2]);
+    const grey = piece(inked('(48)+8=40', 10, 10, 1));
+    expect(writtenInBlank(grey.page, grey.item).size).toBe(0);
+    // Graded so, a wrong 48 is wrong: no printed × was lost between its digits.
+    expect(gradeWithSigns(blue.item, false, {}, true)).toMatchObject({ verdict: 'incorrect' });
+    expect(gradeWithSigns(blue.item, false)).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_lost' });
   });
 });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine, type Recognized } from '../../models/ocr/index.js';
-import { type Circle, comparisonRings, eraseComparisonCircles, hasDotsAboveAndBelow, type InkMark, inkExtent, inkMarks, markBounds, preparePage } from '../../models/page/index.js';
+import { type Circle, comparisonRings, eraseComparisonCircles, hasDotsAboveAndBelow, type InkMark, inkExtent, inkMarks, isPenMark, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
 import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
@@ -155,12 +155,13 @@ export class HomeworkChecker {
     // slot after the "=" (looked at by readMissingAnswers).
     const blankSeen = piece.bracketGap ? bareBetween(ink.page, piece.box, piece.bracketGap) : piece.bareSlot === true;
     const opts = { minConfidence: this.opts.minConfidence };
-    const g = gradeWithSigns(piece, blankSeen, opts);
+    const childs = writtenInBlank(ink.page, piece);
+    const g = gradeWithSigns(piece, blankSeen, opts, childs.size > 0);
     if (g.verdict !== 'incorrect') return g;
     const cut = answerCutAtGap(piece, opts);
     if (cut) return cut;
     if (g.kind !== 'compare' && (g.kind === 'fill_blank' ? digitLostInBracket(ink.page, piece, g.student_answer) : digitLost(ink.page, piece, g.student_answer))) return { ...g, verdict: 'uncertain', reason: 'answer_digit_lost' };
-    if (g.kind !== 'compare' && rightWithSignInGap(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'operator_may_be_lost' };
+    if (g.kind !== 'compare' && rightWithSignInGap(piece, opts, childs)) return { ...g, verdict: 'uncertain', reason: 'operator_may_be_lost' };
     if (g.kind !== 'compare' && rightWithSignReadAsDigit(ink.page, piece, opts)) return { ...g, verdict: 'uncertain', reason: 'operator_may_be_misread' };
     if (rightAsSecondChoice(piece, opts)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
     if (g.kind === 'fill_blank' && bracketTakenForDigit(piece)) return { ...g, verdict: 'uncertain', reason: 'answer_misread' };
@@ -474,10 +475,10 @@ export function doubtedByRereading(first: Piece, again: readonly (Recognized | u
  * and doubtful characters are read. Bare paper seen where the answer goes (`blankSeen`) makes an
  * empty reading a blank.
  */
-export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeOptions = {}): GradeResult {
+export function gradeWithSigns(piece: PageItem, blankSeen: boolean, opts: GradeOptions = {}, blankWrittenByChild = false): GradeResult {
   const inkConfirmed = new Set((piece.ink ?? []).flatMap((n) => (n.sure ? [rawIndex(piece, n.at, n.read) ?? -1] : [])));
   const inkRuledOut = new Map((piece.ink ?? []).flatMap((n) => (n.ruledOut ? [[rawIndex(piece, n.at, n.read) ?? -1, n.ruledOut] as const] : [])));
-  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, inkRuledOut, blankSeen, nothingAfterAnswer: piece.nothingAfter, weakChars: weakCharsOf(piece) };
+  const input = { text: piece.text, confidence: piece.confidence, minCharConfidence: piece.minCharConfidence, inkConfirmed, inkRuledOut, blankSeen, nothingAfterAnswer: piece.nothingAfter, weakChars: weakCharsOf(piece), blankWrittenByChild };
   const g = gradeProblem(input, opts);
   if (g.verdict !== 'uncertain') return g;
   const pointed = g.reason === 'decimal_point_maybe_lost' ? pointSeenInAnswer(piece, opts) : undefined;
@@ -868,18 +869,33 @@ const MAX_DIGIT_WIDTH = 0.8;
 const SIGN_GAP = 0.25;
 
 /**
+ * The characters (by index) of the digits between a fill-in blank's brackets when they are the
+ * child's, in the pen's blue: no printed sign stands between them ("( 4 8 )+8=40", the 4 and 8
+ * written a quarter line height apart, was left uncertain on all three levels of page 12695 as a
+ * possible 4×8). Print in brackets ("50-(5 24)=20") and a pencil page's answers give none.
+ */
+export function writtenInBlank(page: Mat, piece: PageItem): Set<number> {
+  const chars = piece.chars ?? [];
+  const open = chars.findIndex((c) => OPENING.test(c.text));
+  const close = chars.findIndex((c, i) => i > open && CLOSING.test(c.text));
+  const inside = chars.slice(open + 1, close);
+  if (open < 0 || close < open + 3 || !inside.every(isDigit)) return new Set();
+  return isPenMark(page, piece.box, (inside[0] as Char).x0, (inside.at(-1) as Char).x1) ? new Set(inside.map((_, k) => open + 1 + k)) : new Set();
+}
+
+/**
  * Whether a sign the recogniser dropped between two digits of the question, where it left a gap
  * (`SIGN_GAP`), makes the answer right as any operator: "2+3×8=26" read as "23×8=26", with 0.30
  * line heights between the 2 and the 3, was marked wrong on unseen hard page 12637. (The grader
  * alone reads only a lost × so, see rightIfLost: without the gap, any operator fits a wrong
  * answer too often.)
  */
-export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}): boolean {
+export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}, childs = new Set<number>()): boolean {
   const chars = piece.chars ?? [];
   const equals = chars.findIndex((c) => /^[=＝]$/.test(c.text));
   for (let k = 1; k < equals; k++) {
     const [prev, next] = [chars[k - 1] as Char, chars[k] as Char];
-    if (!isDigit(prev) || !isDigit(next) || next.x0 - prev.x1 < SIGN_GAP * piece.box.h) continue;
+    if (!isDigit(prev) || !isDigit(next) || next.x0 - prev.x1 < SIGN_GAP * piece.box.h || (childs.has(k - 1) && childs.has(k))) continue;
     const at = rawIndex(piece, k, next.text);
     if (at === undefined) continue;
     const sure = { confidence: 1, minCharConfidence: 1 };

@@ -442,6 +442,14 @@ describe('marks OCR loses', () => {
   ])('%s is uncertain (%s)', (text, reason) => {
     expect(gradeProblem({ text, confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason });
   });
+  it('a × is not lost between the digits of a fill-in blank the child wrote', () => {
+    // (4×8)+8=40: read alone, 48 in the blank may be a printed 4×8 that lost its ×.
+    expect(gradeProblem({ text: '(48)+8=40', confidence: 0.99 })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_lost' });
+    expect(gradeProblem({ text: '(48)+8=40', confidence: 0.99, blankWrittenByChild: true })).toMatchObject({ verdict: 'incorrect', student_answer: '48' });
+    // Outside the blank a lost × is still looked for: (32)+3×3=41 read as (32)+33=41.
+    expect(gradeProblem({ text: '(32)+33=41', confidence: 0.99, blankWrittenByChild: true })).toMatchObject({ verdict: 'uncertain', reason: 'operator_may_be_lost' });
+  });
+
   it('an answer read with a leading zero in a problem with decimals has lost the point after it', () => {
     expect(gradeProblem({ text: '0.1+0.2=03', confidence: 0.99 })).toMatchObject({ verdict: 'correct', reason: 'decimal_point_put_back', student_answer: '03' });
     expect(gradeProblem({ text: '1.2-1.15=005', confidence: 0.99 })).toMatchObject({ verdict: 'correct', reason: 'decimal_point_put_back' });

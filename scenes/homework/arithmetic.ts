@@ -86,6 +86,11 @@ export interface GradeInput {
    */
   nothingAfterAnswer?: boolean;
   /**
+   * The digits between a fill-in blank's brackets are the child's (the caller saw them in the
+   * pen's colour): no printed × was lost between them ("( 4 8 )+8=40" is no 4×8).
+   */
+  blankWrittenByChild?: boolean;
+  /**
    * Every character read below `minCharConfidence`, by its position in `text`, with the
    * recogniser's second choice for it (a remainder's "……" counts as one character). With them a
    * shaky reading may still be wrong (rule 2).
@@ -319,10 +324,12 @@ function zeroMayBeLoop(p: Gradable, opts: GradeOptions): boolean {
  * ×: with a 0 or a 1 cut off it fits too many answers (50-2×0-10 = 40). Any operator would fit a
  * wrong answer too often: 6+8+3 for "68+3=17" (5 of 93 wrong answers on 30 hard pages).
  */
-function rightIfLost(a: Analysis, opts: GradeOptions, sign: '×' | '/'): boolean {
+function rightIfLost(a: Analysis, opts: GradeOptions, sign: '×' | '/', skipBlank = false): boolean {
   const text = a.normalised.text;
   const end = text.indexOf('=');
+  const blank = skipBlank ? /\(\d+\)/.exec(text) : null;
   for (let i = 1; i < end; i++) {
+    if (blank && i > blank.index && i < blank.index + blank[0].length) continue;
     const left = /\d+$/.exec(text.slice(0, i))?.[0];
     const right = /^\d+/.exec(text.slice(i))?.[0];
     if (!left || !right || (sign === '×' && Number(left) < 2) || Number(right) < 2 || right.startsWith('0')) continue;
@@ -432,7 +439,7 @@ function gradeText(input: GradeInput, text: string, opts: GradeOptions): GradeRe
   if (rightIfPointLost(a, opts)) return result('uncertain', 'decimal_point_maybe_lost');
   // Not for comparisons: with three possible signs some other reading nearly always fits.
   if (p.kind !== 'compare' && rightIfOperatorMisread(a, opts, text === input.text ? input : { nothingAfterAnswer: input.nothingAfterAnswer })) return result('uncertain', 'operator_may_be_misread');
-  if (p.kind !== 'compare' && rightIfLost(a, opts, '×')) return result('uncertain', 'operator_may_be_lost');
+  if (p.kind !== 'compare' && rightIfLost(a, opts, '×', p.kind === 'fill_blank' && input.blankWrittenByChild === true)) return result('uncertain', 'operator_may_be_lost');
   if (rightIfFractionBarMisread(a, opts)) return result('uncertain', 'fraction_bar_may_be_misread');
   if (a.normalised.text.includes('/') && rightIfLost(a, opts, '/')) return result('uncertain', 'fraction_bar_may_be_lost');
   // A fraction answer to a question read without one: its bars were lost ("4/7+1/7=5/7" read as "47+17=5/7").
