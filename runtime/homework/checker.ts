@@ -888,7 +888,7 @@ export function writtenInBlank(page: Mat, piece: PageItem): Set<number> {
  * (`SIGN_GAP`), makes the answer right as any operator: "2+3×8=26" read as "23×8=26", with 0.30
  * line heights between the 2 and the 3, was marked wrong on unseen hard page 12637. (The grader
  * alone reads only a lost × so, see rightIfLost: without the gap, any operator fits a wrong
- * answer too often.)
+ * answer too often.) Not between two of `childs`, the child's digits in a blank (see writtenInBlank).
  */
 export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}, childs = new Set<number>()): boolean {
   const chars = piece.chars ?? [];

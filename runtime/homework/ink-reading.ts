@@ -371,7 +371,9 @@ function lostEquals(page: Mat, line: OcrLine, shapes?: Pick<OperatorShapes, 'cla
 
 /**
  * The "=" of a problem left unanswered, at the end of its line after a digit: read as a
- * look-alike ("9×2m"), or dropped where the ink has an equals-shaped mark just right of the last
+ * look-alike ("9×2m"), or as a character `readForEquals` allows ("36+4*", "54÷6-") where the ink
+ * has an equals-shaped mark over it or the classifier is sure of an "=" (eight blanks on 80 hard
+ * pages), or dropped where the ink has an equals-shaped mark just right of the last
  * digit ("22÷5", the "=" blurred at the edge of the recogniser's crop). Only in a line of digits,
  * operators, brackets and points: in "5元+3元-8元" the last 元 is a unit.
  */
@@ -421,8 +423,8 @@ function readForEquals(page: Mat, line: OcrLine, c: Char): boolean {
  * or equals sign in it ("58 36" for 58○36 with a big ">" written up to the ring), or read the
  * ring itself as a 0 centred on it ("74026" for 74○26, "36+4040" for 36+4○40: 5 comparisons on
  * 40 unseen hard pages 12720–12759; see ringReadAsZero). A digit's stroke taken for a ring has
- * the digit read over it, off the ring's centre or between digits of one number (a ring is
- * the size of the page's printed circles, a printed 0 far smaller).
+ * another character, or a 0 off the ring's centre, read over it (a crowded ring is the size of
+ * the page's printed circles, a printed 0 far smaller).
  */
 export function circlesInGaps(lines: OcrLine[], rings: Circle[]): Circle[] {
   return rings.filter((c) => {

@@ -323,6 +323,7 @@ function zeroMayBeLoop(p: Gradable, opts: GradeOptions): boolean {
  * as 47+1/7=5/7. After the cut the number must be 2 or more, and so must the one before it for a
  * ×: with a 0 or a 1 cut off it fits too many answers (50-2×0-10 = 40). Any operator would fit a
  * wrong answer too often: 6+8+3 for "68+3=17" (5 of 93 wrong answers on 30 hard pages).
+ * `skipBlank`: a fill-in blank's digits are the child's, with no printed sign between them.
  */
 function rightIfLost(a: Analysis, opts: GradeOptions, sign: '×' | '/', skipBlank = false): boolean {
   const text = a.normalised.text;
