@@ -1,10 +1,11 @@
 /**
- * npm run bench:homework [-- --pages N --seed S --levels easy,hard] — the homework path on synthetic photographed
+ * npm run bench:homework [-- --pages N --seed S --levels easy,hard --scale K] — the homework path on synthetic photographed
  * pages (scripts/homework-pages): per-page time split into preprocess / OCR / grade with the
  * models loaded, and per difficulty level how many verdicts are right and how many correct
  * answers were marked wrong (the false alarms a child must never see). Each problem of the
  * ground truth is matched to the lamp's item whose box overlaps it most; a problem the lamp did
- * not find counts as a wrong verdict.
+ * not find counts as a wrong verdict. `--scale 2` photographs the same pages at 2560×1920, the same
+ * blur and shake spanning twice the pixels: what a camera with more pixels would give.
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -14,12 +15,14 @@ import type { CheckedItem } from '../scenes/homework/types.js';
 import { launchChromium } from '../test/helpers/browser.js';
 import { type TruthItem, makeSheet, photographSheet } from './homework-pages/generate.js';
 import { matchTruth } from './homework-pages/match.js';
-import { type Level, LEVELS } from './homework-pages/photo.js';
+import { frameAt, type Level, LEVELS } from './homework-pages/photo.js';
 
-const { values } = parseArgs({ options: { pages: { type: 'string', default: '10' }, seed: { type: 'string', default: '1000' }, verbose: { type: 'boolean', default: false }, levels: { type: 'string', default: LEVELS.join(',') } } });
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '10' }, seed: { type: 'string', default: '1000' }, verbose: { type: 'boolean', default: false }, levels: { type: 'string', default: LEVELS.join(',') }, scale: { type: 'string', default: '1' } } });
 const pages = Number(values.pages);
 const seed0 = Number(values.seed);
 const levels = values.levels.split(',').map((l) => l.trim()) as Level[];
+const frame = frameAt(Number(values.scale));
+if (!(frame.scale >= 1 && frame.scale <= 4)) throw new Error(`--scale ${values.scale}: a photo 1 to 4 times 1280×960 is measured`);
 const unknown = levels.filter((l) => !LEVELS.includes(l));
 if (unknown.length) throw new Error(`unknown level ${unknown.join(', ')}: the levels are ${LEVELS.join(', ')}`);
 
@@ -53,7 +56,7 @@ try {
   for (let i = 0; i < pages; i++) {
     const sheet = await makeSheet(browser, seed0 + i);
     for (const level of levels) {
-      const { jpeg, truth } = photographSheet(sheet, level);
+      const { jpeg, truth } = photographSheet(sheet, level, frame.scale);
       const t0 = performance.now();
       const r = await checker.check(jpeg);
       const total = performance.now() - t0;
@@ -91,7 +94,7 @@ try {
 
 const f1 = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '–');
 const ms = (x: number): string => Math.round(x).toString();
-console.log(`bench:homework on ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${pages} synthetic 1280×960 pages per level (seeds ${seed0}…${seed0 + pages - 1}), models loaded once`);
+console.log(`bench:homework on ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${pages} synthetic ${frame.w}×${frame.h} pages per level (seeds ${seed0}…${seed0 + pages - 1}), models loaded once`);
 console.log('| level | page ms median (p90) | preprocess | OCR | grade | problems | verdicts right | uncertain | not found | correct answers marked wrong | wrong answers caught |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 const all: Tally = { pages: 0, items: 0, right: 0, uncertain: 0, missed: 0, correctAnswers: 0, falseAlarms: 0, wrongAnswers: 0, caught: 0, times: [] };

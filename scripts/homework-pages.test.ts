@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cv } from '../models/cv.js';
 import { launchChromium } from '../test/helpers/browser.js';
-import { generate, type PageTruth } from './homework-pages/generate.js';
+import { generate, makeSheet, type PageTruth, photographSheet } from './homework-pages/generate.js';
 import type { Level } from './homework-pages/photo.js';
 
 // ---- a tiny exact evaluator, independent of the generator: + - × ÷ / ( ) over rationals ----
@@ -176,6 +176,21 @@ it('the same seed gives the same ground truth and the same photo', async () => {
   } finally {
     rmSync(again, { recursive: true, force: true });
   }
+});
+
+it('at scale 2 the same page lies the same way in a 2560×1920 photo, its boxes twice as far out', async () => {
+  const sheet = await makeSheet(browser, 303);
+  const one = photographSheet(sheet, 'hard');
+  const two = photographSheet(sheet, 'hard', 2);
+  const img = cv.imdecode(two.jpeg);
+  expect([img.cols, img.rows, two.truth.width, two.truth.height]).toEqual([2 * W, 2 * H, 2 * W, 2 * H]);
+  two.truth.page.quad.forEach(([x, y], k) => {
+    const [x1, y1] = one.truth.page.quad[k] as [number, number];
+    expect(x).toBeCloseTo(2 * x1, 0);
+    expect(y).toBeCloseTo(2 * y1, 0);
+  });
+  expect(two.truth.items.map((it) => it.question + it.student_answer)).toEqual(one.truth.items.map((it) => it.question + it.student_answer));
+  two.truth.items.forEach((it, k) => expect(Math.abs((it.bbox[0] as number) - 2 * ((one.truth.items[k] as (typeof one.truth.items)[number]).bbox[0] as number))).toBeLessThanOrEqual(2));
 });
 
 it('the committed fixtures are 1280×960 and their ground truth holds', () => {

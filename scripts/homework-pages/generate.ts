@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { cv } from '../../models/cv.js';
 import { chooseLayout, pageHtml, type Layout } from './page-html.js';
-import { LEVEL_PARAMS, mapRect, photograph, PHOTO_H, PHOTO_W, type Level, type Point, type Homography } from './photo.js';
+import { frameAt, LEVEL_PARAMS, mapRect, photograph, PHOTO_H, PHOTO_W, type Level, type Point, type Homography } from './photo.js';
 import { type Grade, type Kind, makeProblems, type Verdict } from './problems.js';
 import { renderSheet, type Rect, type RenderedSheet } from './render.js';
 import { Rng } from './rng.js';
@@ -84,9 +84,11 @@ function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
 
-export function photographSheet(sheet: Sheet, level: Level): { jpeg: Buffer; truth: Omit<PageTruth, 'image'> } {
+/** `sheet` photographed at `level`, in a frame of PHOTO_W×PHOTO_H times `scale` (see photo.ts' Frame). */
+export function photographSheet(sheet: Sheet, level: Level, scale = 1): { jpeg: Buffer; truth: Omit<PageTruth, 'image'> } {
   const image = cv.imdecode(sheet.rendered.png);
-  const photo = photograph(Rng.derive(sheet.seed, `photo-${level}`), { image, width: sheet.layout.width, height: sheet.layout.height }, LEVEL_PARAMS[level]);
+  const frame = frameAt(scale);
+  const photo = photograph(Rng.derive(sheet.seed, `photo-${level}`), { image, width: sheet.layout.width, height: sheet.layout.height }, LEVEL_PARAMS[level], scale);
   const h = photo.cssToPhoto as Homography;
   const items = sheet.problems.problems.map((p, i) => ({ p, i, box: sheet.rendered.boxes[i] as RenderedSheet['boxes'][number] }));
   // reading order: grid rows top to bottom, left to right within a row; full-width items after the grid
@@ -100,16 +102,16 @@ export function photographSheet(sheet: Sheet, level: Level): { jpeg: Buffer; tru
     verdict: p.verdict,
     kind: p.kind,
     ...(p.blank ? { blank: true as const } : {}),
-    bbox: mapRect(h, box.item),
-    answer_bbox: mapRect(h, box.answer),
+    bbox: mapRect(h, box.item, frame),
+    answer_bbox: mapRect(h, box.answer, frame),
   }));
   return {
     jpeg: photo.jpeg,
     truth: {
       level,
       seed: sheet.seed,
-      width: PHOTO_W,
-      height: PHOTO_H,
+      width: frame.w,
+      height: frame.h,
       page: {
         grade: sheet.grade,
         columns: sheet.layout.columns,

@@ -11,6 +11,15 @@ export const LEVELS: readonly Level[] = ['easy', 'medium', 'hard'];
 export const PHOTO_W = 1280;
 export const PHOTO_H = 960;
 
+/**
+ * The photo's size: PHOTO_W×PHOTO_H times `scale`. At a larger scale the same camera shake and
+ * lens blur span as many more pixels (the scene is the same, seen by a sensor with more pixels),
+ * and every random draw but the per-pixel noise is the same as at scale 1, so a page photographed
+ * at two scales lies the same way on the same desk.
+ */
+export interface Frame { w: number; h: number; scale: number }
+export const frameAt = (scale = 1): Frame => ({ w: Math.round(PHOTO_W * scale), h: Math.round(PHOTO_H * scale), scale });
+
 type Span = [number, number];
 
 export interface ShotParams {
@@ -82,33 +91,33 @@ function f32(buf: Buffer): Float32Array {
 }
 
 /** A rows×cols field of uniform noise in [-1, 1], smoothly stretched to the photo's size. */
-function field(rng: Rng, rows: number, cols: number, interpolation = cv.INTER_CUBIC): Float32Array {
+function field(rng: Rng, f: Frame, rows: number, cols: number, interpolation = cv.INTER_CUBIC): Float32Array {
   const a = new Float32Array(rows * cols);
   for (let i = 0; i < a.length; i++) a[i] = rng.next() * 2 - 1;
   const small = new cv.Mat(Buffer.from(a.buffer), rows, cols, cv.CV_32F);
-  return f32(small.resize(PHOTO_H, PHOTO_W, 0, 0, interpolation).getData());
+  return f32(small.resize(f.h, f.w, 0, 0, interpolation).getData());
 }
 
 /** A desk: light oak, walnut, or a dark laminate/slate top. BGR. */
-export function desk(rng: Rng): Mat {
+export function desk(rng: Rng, f = frameAt()): Mat {
   const kind = rng.pick(['oak', 'walnut', 'dark', 'slate'] as const);
-  const out = Buffer.alloc(PHOTO_W * PHOTO_H * 3);
-  const low = field(rng, 6, 8);
+  const out = Buffer.alloc(f.w * f.h * 3);
+  const low = field(rng, f, 6, 8);
   const wood = kind === 'oak' || kind === 'walnut';
-  const fine = wood ? field(rng, PHOTO_H, 48) : field(rng, PHOTO_H / 2, PHOTO_W / 2, cv.INTER_LINEAR);
-  const mid = wood ? field(rng, 90, 6) : field(rng, 30, 40);
+  const fine = wood ? field(rng, f, PHOTO_H, 48) : field(rng, f, PHOTO_H / 2, PHOTO_W / 2, cv.INTER_LINEAR);
+  const mid = wood ? field(rng, f, 90, 6) : field(rng, f, 30, 40);
   const base: [number, number, number] =
     kind === 'oak' ? [rng.range(95, 120), rng.range(150, 175), rng.range(195, 215)]
       : kind === 'walnut' ? [rng.range(40, 55), rng.range(68, 82), rng.range(100, 120)]
         : kind === 'dark' ? [rng.range(38, 48), rng.range(38, 46), rng.range(40, 48)]
           : [rng.range(55, 70), rng.range(55, 65), rng.range(48, 58)];
-  const period = rng.range(45, 90);
+  const period = rng.range(45, 90) * f.scale;
   const phase = rng.range(0, Math.PI * 2);
-  for (let y = 0, i = 0; y < PHOTO_H; y++) {
-    for (let x = 0; x < PHOTO_W; x++, i++) {
+  for (let y = 0, i = 0; y < f.h; y++) {
+    for (let x = 0; x < f.w; x++, i++) {
       let v: number;
       if (wood) {
-        const ring = Math.sin(((y + 10 * Math.sin(x / 400 + phase) + 14 * (low[i] as number)) / period) * Math.PI * 2);
+        const ring = Math.sin(((y + f.scale * 10 * Math.sin(x / f.scale / 400 + phase) + f.scale * 14 * (low[i] as number)) / period) * Math.PI * 2);
         v = 0.12 * (fine[i] as number) + 0.06 * (mid[i] as number) + 0.05 * ring + 0.05 * (low[i] as number);
       } else {
         v = 0.16 * (fine[i] as number) + 0.08 * (mid[i] as number) + 0.08 * (low[i] as number);
@@ -116,7 +125,7 @@ export function desk(rng: Rng): Mat {
       for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.max(0, Math.min(255, Math.round((base[c] as number) * (1 + v))));
     }
   }
-  return new cv.Mat(out, PHOTO_H, PHOTO_W, cv.CV_8UC3);
+  return new cv.Mat(out, f.h, f.w, cv.CV_8UC3);
 }
 
 function poly(m: Mat, pts: Point[], bgr: [number, number, number]): void {
@@ -124,37 +133,38 @@ function poly(m: Mat, pts: Point[], bgr: [number, number, number]): void {
 }
 
 /** A pencil and an eraser somewhere on the desk. */
-function clutter(rng: Rng, m: Mat): void {
-  const cx = rng.range(150, PHOTO_W - 150);
-  const cy = rng.range(120, PHOTO_H - 120);
+function clutter(rng: Rng, m: Mat, f: Frame): void {
+  const k = f.scale;
+  const cx = rng.range(150, PHOTO_W - 150) * k;
+  const cy = rng.range(120, PHOTO_H - 120) * k;
   const a = rng.range(0, Math.PI);
-  const len = rng.range(280, 420);
-  const w = rng.range(7, 10);
+  const len = rng.range(280, 420) * k;
+  const w = rng.range(7, 10) * k;
   const [ux, uy] = [Math.cos(a), Math.sin(a)];
   const [nx, ny] = [-uy, ux];
   const at = (t: number, n: number): Point => [cx + ux * t + nx * n, cy + uy * t + ny * n];
   const body = rng.pick<[number, number, number]>([[40, 190, 235], [60, 140, 60], [50, 50, 190], [170, 90, 40]]);
-  poly(m, [at(-len / 2, -w), at(len / 2 - 40, -w), at(len / 2 - 40, w), at(-len / 2, w)], body);
-  poly(m, [at(len / 2 - 40, -w), at(len / 2, 0), at(len / 2 - 40, w)], [130, 185, 225]);
-  poly(m, [at(len / 2 - 12, -w * 0.3), at(len / 2, 0), at(len / 2 - 12, w * 0.3)], [40, 40, 45]);
-  poly(m, [at(-len / 2 - 18, -w), at(-len / 2, -w), at(-len / 2, w), at(-len / 2 - 18, w)], [170, 170, 175]);
-  const ex = rng.range(120, PHOTO_W - 120);
-  const ey = rng.range(100, PHOTO_H - 100);
+  poly(m, [at(-len / 2, -w), at(len / 2 - 40 * k, -w), at(len / 2 - 40 * k, w), at(-len / 2, w)], body);
+  poly(m, [at(len / 2 - 40 * k, -w), at(len / 2, 0), at(len / 2 - 40 * k, w)], [130, 185, 225]);
+  poly(m, [at(len / 2 - 12 * k, -w * 0.3), at(len / 2, 0), at(len / 2 - 12 * k, w * 0.3)], [40, 40, 45]);
+  poly(m, [at(-len / 2 - 18 * k, -w), at(-len / 2, -w), at(-len / 2, w), at(-len / 2 - 18 * k, w)], [170, 170, 175]);
+  const ex = rng.range(120, PHOTO_W - 120) * k;
+  const ey = rng.range(100, PHOTO_H - 100) * k;
   const b = rng.range(0, Math.PI);
   const [vx, vy] = [Math.cos(b), Math.sin(b)];
   const e = (t: number, n: number): Point => [ex + vx * t - vy * n, ey + vy * t + vx * n];
-  poly(m, [e(-38, -18), e(38, -18), e(38, 18), e(-38, 18)], rng.pick<[number, number, number]>([[235, 238, 240], [190, 170, 245], [230, 190, 120]]));
+  poly(m, [e(-38 * k, -18 * k), e(38 * k, -18 * k), e(38 * k, 18 * k), e(-38 * k, 18 * k)], rng.pick<[number, number, number]>([[235, 238, 240], [190, 170, 245], [230, 190, 120]]));
 }
 
 /** Where the sheet's corners land: scaled, tilted, turned and placed, always wholly in the frame. */
-function placeSheet(rng: Rng, p: ShotParams, width: number, height: number): Point[] {
-  let scale = span(rng, p.fill) * Math.min(PHOTO_W / width, PHOTO_H / height);
+function placeSheet(rng: Rng, p: ShotParams, width: number, height: number, f: Frame): Point[] {
+  let scale = span(rng, p.fill) * Math.min(f.w / width, f.h / height);
   const theta = (rng.range(-p.rotation, p.rotation) * Math.PI) / 180;
   const k = span(rng, p.perspective);
   const side = rng.int(0, 3);
   const jitter = Array.from({ length: 8 }, () => rng.range(-1, 1) * k * 0.25);
-  const ox = rng.range(-0.04, 0.04) * PHOTO_W;
-  const oy = rng.range(-0.04, 0.04) * PHOTO_H;
+  const ox = rng.range(-0.04, 0.04) * f.w;
+  const oy = rng.range(-0.04, 0.04) * f.h;
   for (;;) {
     const w = width * scale;
     const h = height * scale;
@@ -168,10 +178,10 @@ function placeSheet(rng: Rng, p: ShotParams, width: number, height: number): Poi
     const placed = c.map(([x, y], j): Point => {
       const xj = x + (jitter[j * 2] as number) * w;
       const yj = y + (jitter[j * 2 + 1] as number) * h;
-      return [PHOTO_W / 2 + ox + xj * Math.cos(theta) - yj * Math.sin(theta), PHOTO_H / 2 + oy + xj * Math.sin(theta) + yj * Math.cos(theta)];
+      return [f.w / 2 + ox + xj * Math.cos(theta) - yj * Math.sin(theta), f.h / 2 + oy + xj * Math.sin(theta) + yj * Math.cos(theta)];
     });
-    const m = 10;
-    if (placed.every(([x, y]) => x >= m && x <= PHOTO_W - m && y >= m && y <= PHOTO_H - m)) return placed;
+    const m = 10 * f.scale;
+    if (placed.every(([x, y]) => x >= m && x <= f.w - m && y >= m && y <= f.h - m)) return placed;
     scale *= 0.97;
   }
 }
@@ -187,24 +197,24 @@ export function project(h: Homography, [x, y]: Point): Point {
 }
 
 /** The axis-aligned box, in whole photo pixels, around a sheet rectangle's four projected corners. */
-export function mapRect(h: Homography, [x, y, w, hh]: [number, number, number, number]): [number, number, number, number] {
+export function mapRect(h: Homography, [x, y, w, hh]: [number, number, number, number], f = frameAt()): [number, number, number, number] {
   const pts = [project(h, [x, y]), project(h, [x + w, y]), project(h, [x + w, y + hh]), project(h, [x, y + hh])];
   const x0 = Math.max(0, Math.floor(Math.min(...pts.map((p) => p[0]))));
   const y0 = Math.max(0, Math.floor(Math.min(...pts.map((p) => p[1]))));
-  const x1 = Math.min(PHOTO_W, Math.ceil(Math.max(...pts.map((p) => p[0]))));
-  const y1 = Math.min(PHOTO_H, Math.ceil(Math.max(...pts.map((p) => p[1]))));
+  const x1 = Math.min(f.w, Math.ceil(Math.max(...pts.map((p) => p[0]))));
+  const y1 = Math.min(f.h, Math.ceil(Math.max(...pts.map((p) => p[1]))));
   return [x0, y0, x1 - x0, y1 - y0];
 }
 
 /** A soft shadow blob (an arm or the lamp head) reaching in from one edge, 0..1 per pixel. */
-function shadowBlob(rng: Rng): Float32Array {
+function shadowBlob(rng: Rng, f: Frame): Float32Array {
   const small = new cv.Mat(PHOTO_H / 4, PHOTO_W / 4, cv.CV_8UC1, 0);
   const edge = rng.int(0, 3);
   const cx = edge === 0 ? -10 : edge === 1 ? PHOTO_W / 4 + 10 : rng.range(0.2, 0.8) * (PHOTO_W / 4);
   const cy = edge === 2 ? -10 : edge === 3 ? PHOTO_H / 4 + 10 : rng.range(0.2, 0.8) * (PHOTO_H / 4);
   small.drawEllipse(new cv.Point2(cx, cy), new cv.Size(rng.range(60, 120), rng.range(35, 70)), rng.range(0, 180), 0, 360, new cv.Vec3(255, 255, 255), -1, cv.LINE_AA);
   const soft = small.gaussianBlur(new cv.Size(0, 0), rng.range(8, 14)).convertTo(cv.CV_32F, 1 / 255);
-  return f32(soft.resize(PHOTO_H, PHOTO_W, 0, 0, cv.INTER_LINEAR).getData());
+  return f32(soft.resize(f.h, f.w, 0, 0, cv.INTER_LINEAR).getData());
 }
 
 export function measure(img: Mat): Photo['quality'] {
@@ -215,20 +225,22 @@ export function measure(img: Mat): Photo['quality'] {
 }
 
 /**
- * Photographs `sheet` (or the bare desk when null) with the given parameters. Returns the JPEG
- * and the homography from sheet CSS pixels to photo pixels.
+ * Photographs `sheet` (or the bare desk when null) with the given parameters, in a frame of
+ * PHOTO_W×PHOTO_H times `scale` (see Frame). Returns the JPEG and the homography from sheet CSS
+ * pixels to photo pixels.
  */
-export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo {
-  const bg = desk(rng);
-  if (rng.chance(sheet ? p.clutterChance : 1)) clutter(rng, bg);
+export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams, scale = 1): Photo {
+  const f = frameAt(scale);
+  const bg = desk(rng, f);
+  if (rng.chance(sheet ? p.clutterChance : 1)) clutter(rng, bg, f);
   let quad: Point[] | undefined;
   let cssToPhoto: Homography | undefined;
   let pageBuf: Buffer | null = null;
   let alpha: Buffer | null = null;
   let drop: Buffer | null = null;
-  const size = new cv.Size(PHOTO_W, PHOTO_H);
+  const size = new cv.Size(f.w, f.h);
   if (sheet) {
-    quad = placeSheet(rng, p, sheet.width, sheet.height);
+    quad = placeSheet(rng, p, sheet.width, sheet.height, f);
     // bring the sheet close to its size in the photo first, so the warp does not alias thin strokes
     const across = Math.hypot((quad[1] as Point)[0] - (quad[0] as Point)[0], (quad[1] as Point)[1] - (quad[0] as Point)[1]);
     const s = Math.min(1, (across * 1.15) / sheet.image.cols);
@@ -242,10 +254,10 @@ export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo 
     const ones = new cv.Mat(flat.rows, flat.cols, cv.CV_8UC1, 255);
     const mask = ones.warpPerspective(h, size, cv.INTER_LINEAR, cv.BORDER_CONSTANT);
     alpha = mask.getData();
-    const sx = rng.range(-6, 6);
-    const sy = rng.range(3, 9);
+    const sx = rng.range(-6, 6) * scale;
+    const sy = rng.range(3, 9) * scale;
     const shifted = ones.warpPerspective(cv.getPerspectiveTransform(src, quad.map(([x, y]) => new cv.Point2(x + sx, y + sy))), size, cv.INTER_LINEAR, cv.BORDER_CONSTANT);
-    drop = shifted.gaussianBlur(new cv.Size(0, 0), rng.range(5, 9)).getData();
+    drop = shifted.gaussianBlur(new cv.Size(0, 0), rng.range(5, 9) * scale).getData();
   }
 
   const exposure = span(rng, p.exposure);
@@ -253,17 +265,17 @@ export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo 
   const dir = rng.range(0, Math.PI * 2);
   const [dx, dy] = [Math.cos(dir), Math.sin(dir)];
   const vig = span(rng, p.vignette);
-  const blob = rng.chance(p.shadowChance) ? shadowBlob(rng) : null;
+  const blob = rng.chance(p.shadowChance) ? shadowBlob(rng, f) : null;
   const depth = span(rng, p.shadowDepth);
   const warm = rng.range(0, 0.06); // warm lamp light: a little less blue, a little more red
   const tint = [1 - warm, 1, 1 + warm * 0.4];
   const bgBuf = bg.getData();
-  const out = Buffer.alloc(PHOTO_W * PHOTO_H * 3);
-  const half = Math.hypot(PHOTO_W, PHOTO_H) / 2;
-  for (let y = 0, i = 0; y < PHOTO_H; y++) {
-    for (let x = 0; x < PHOTO_W; x++, i++) {
-      const px = x - PHOTO_W / 2;
-      const py = y - PHOTO_H / 2;
+  const out = Buffer.alloc(f.w * f.h * 3);
+  const half = Math.hypot(f.w, f.h) / 2;
+  for (let y = 0, i = 0; y < f.h; y++) {
+    for (let x = 0; x < f.w; x++, i++) {
+      const px = x - f.w / 2;
+      const py = y - f.h / 2;
       const along = (px * dx + py * dy) / half;
       const r2 = (px * px + py * py) / (half * half);
       let g = exposure * (1 - grad * (0.5 + 0.5 * along)) * (1 - vig * r2);
@@ -278,9 +290,9 @@ export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo 
       }
     }
   }
-  let img = new cv.Mat(out, PHOTO_H, PHOTO_W, cv.CV_8UC3).gaussianBlur(new cv.Size(0, 0), span(rng, p.blur));
+  let img = new cv.Mat(out, f.h, f.w, cv.CV_8UC3).gaussianBlur(new cv.Size(0, 0), span(rng, p.blur) * scale);
   if (rng.chance(p.motionChance)) {
-    const len = rng.int(3, 4);
+    const len = Math.round(rng.int(3, 4) * scale);
     const horizontal = rng.chance(0.5);
     const kernel = new cv.Mat(horizontal ? 1 : len, horizontal ? len : 1, cv.CV_32F, 1 / len);
     img = img.filter2D(-1, kernel);
@@ -288,7 +300,8 @@ export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo 
   const sigma = span(rng, p.noise);
   const buf = img.getData();
   // luma noise from both Box–Muller outputs, a little chroma noise from a cheap near-normal sum
-  for (let i = 0; i < PHOTO_W * PHOTO_H; i += 2) {
+  // the last random draws: their number grows with the frame, the ones before do not
+  for (let i = 0; i < f.w * f.h; i += 2) {
     const u = Math.max(rng.next(), 1e-12);
     const rad = Math.sqrt(-2 * Math.log(u)) * sigma;
     const ang = 2 * Math.PI * rng.next();
@@ -302,7 +315,7 @@ export function photograph(rng: Rng, sheet: Sheet | null, p: ShotParams): Photo 
       }
     }
   }
-  const noisy = new cv.Mat(buf, PHOTO_H, PHOTO_W, cv.CV_8UC3);
+  const noisy = new cv.Mat(buf, f.h, f.w, cv.CV_8UC3);
   const jpeg = cv.imencode('.jpg', noisy, [cv.IMWRITE_JPEG_QUALITY, p.jpegQuality]);
   const quality = measure(cv.imdecode(jpeg));
   return { jpeg, ...(quad ? { quad } : {}), ...(cssToPhoto ? { cssToPhoto } : {}), quality };
