@@ -3,7 +3,7 @@ import { collectGarbage, cv, type Mat } from '../../models/cv.js';
 import { OcrEngine, type OcrLine, type Recognized } from '../../models/ocr/index.js';
 import { type Circle, comparisonRings, eraseComparisonCircles, hasDotsAboveAndBelow, type InkMark, inkExtent, inkMarks, isPenMark, markBounds, preparePage } from '../../models/page/index.js';
 import { OperatorShapes } from '../../models/page/operator-shape.js';
-import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, type WeakChar } from '../../scenes/homework/arithmetic.js';
+import { DEFAULT_MIN_CHAR_CONFIDENCE, type GradeOptions, type GradeResult, gradeProblem, mayBeRight, normaliseMathDetailed, OPERATORS, type WeakChar } from '../../scenes/homework/arithmetic.js';
 import type { CheckedItem, PageCheck } from '../../scenes/homework/types.js';
 import type { Logger } from '../log.js';
 import { type Char, CLOSING, circlesInGaps, doubtedLines, INK_GUESSED, isDigit, OPENING, OPERATOR, readSignsFromInk, REMAINDER_GAP, signOf, UNREAD_SIGN_CONFIDENCE, withCircleSigns } from './ink-reading.js';
@@ -849,7 +849,7 @@ export function rightWhateverTheSign(erased: Mat, piece: PageItem, g: GradeResul
   const wide = wideSides(erased, piece, g, circles);
   const sides = g.question.split('○');
   if (wide.length === 0 || sides.length !== 2 || wide.some((k) => (sides[k] as string).length !== 2)) return undefined;
-  const readings = (k: number): string[] => (wide.includes(k) ? ['+', '-', '×', '÷'].map((op) => `${(sides[k] as string)[0]}${op}${(sides[k] as string)[1]}`) : [sides[k] as string]);
+  const readings = (k: number): string[] => (wide.includes(k) ? OPERATORS.map((op) => `${(sides[k] as string)[0]}${op}${(sides[k] as string)[1]}`) : [sides[k] as string]);
   const sign = g.student_answer === '=' ? '○=' : g.student_answer;
   const sure = { confidence: g.confidence, minCharConfidence: 1 };
   // A subtraction that goes below zero is no problem printed for grades 1–3: not a reading.
@@ -897,11 +897,15 @@ export function rightWithSignInGap(piece: Piece, opts: GradeOptions = {}, childs
     const [prev, next] = [chars[k - 1] as Char, chars[k] as Char];
     if (!isDigit(prev) || !isDigit(next) || next.x0 - prev.x1 < SIGN_GAP * piece.box.h || (childs.has(k - 1) && childs.has(k))) continue;
     const at = rawIndex(piece, k, next.text);
-    if (at === undefined) continue;
-    const sure = { confidence: 1, minCharConfidence: 1 };
-    if (['+', '-', '×', '÷'].some((op) => gradeProblem({ text: piece.text.slice(0, at) + op + piece.text.slice(at), ...sure }, opts).verdict === 'correct')) return true;
+    if (at !== undefined && rightWithOperatorAt(piece, at, 0, opts)) return true;
   }
   return false;
+}
+
+/** Whether some operator in place of `length` characters of the piece's text at `at` makes the answer right, read as sure. */
+function rightWithOperatorAt(piece: Piece, at: number, length: number, opts: GradeOptions): boolean {
+  const sure = { confidence: 1, minCharConfidence: 1 };
+  return OPERATORS.some((op) => gradeProblem({ text: piece.text.slice(0, at) + op + piece.text.slice(at + length), ...sure }, opts).verdict === 'correct');
 }
 
 /**
@@ -924,9 +928,7 @@ export function rightWithSignReadAsDigit(page: Mat, piece: PageItem, opts: Grade
     const beside = Math.min(middleHeight(prev), middleHeight(next));
     if (!(middleHeight(c) < SIGN_LIKE_HEIGHT * beside) && !hasDotsAboveAndBelow(page, piece.box, c.x0, c.x1)) continue;
     const at = rawIndex(piece, k, c.text);
-    if (at === undefined) continue;
-    const sure = { confidence: 1, minCharConfidence: 1 };
-    if (['+', '-', '×', '÷'].some((op) => gradeProblem({ text: piece.text.slice(0, at) + op + piece.text.slice(at + c.text.length), ...sure }, opts).verdict === 'correct')) return true;
+    if (at !== undefined && rightWithOperatorAt(piece, at, c.text.length, opts)) return true;
   }
   return false;
 }

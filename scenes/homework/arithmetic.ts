@@ -158,7 +158,7 @@ function rightOrRemainderLost(other: Gradable | undefined, opts: GradeOptions, n
   return other !== undefined && (matchAnswer(other, opts).ok || (other.kind === 'remainder' && remainderMaybeLost(other, nothingAfter)));
 }
 
-const OPERATORS = ['+', '-', '×', '÷'];
+export const OPERATORS: readonly string[] = ['+', '-', '×', '÷'];
 
 /** The problem read with `length` characters of the normalised text at `at` replaced, when it is still arithmetic. */
 function readingWith(text: string, at: number, length: number, replacement: string): Gradable | undefined {
